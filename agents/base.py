@@ -1,0 +1,46 @@
+"""The one small interface shared by every agent."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from patience_gym.env import PatienceEnv
+
+
+class Agent(ABC):
+    """Chooses a legal action from the observation, the mask and the visible position.
+
+    ``env`` is the unwrapped :class:`~patience_gym.env.PatienceEnv`. Agents may
+    read ``env.game`` (the rules) and the *visible* parts of ``env.state``;
+    reading hidden cards (the face-down stock) is reserved to agents whose
+    name says they have perfect knowledge (solvers).
+    """
+
+    #: Short name used in tables and on the command line.
+    name: str = "agent"
+
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
+        """Called before each episode with the episode's seed."""
+
+    @abstractmethod
+    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        """A legal action (``mask[action]`` is True)."""
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions (masked random)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        return int(legal[self._rng.integers(len(legal))])

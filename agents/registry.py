@@ -1,0 +1,38 @@
+"""Build agents from command-line specs: ``random``, ``greedy``, ``ppo:PATH``."""
+
+from __future__ import annotations
+
+import importlib
+
+from agents.base import Agent, RandomAgent
+
+#: Game name (``env.unwrapped.game.name``) -> "module:Class" of its greedy baseline.
+GREEDY: dict[str, str] = {
+    "golf": "agents.greedy_golf:GolfGreedy",
+    "golf_round": "agents.greedy_golf:GolfGreedy",
+}
+
+
+def _load(target: str) -> type[Agent]:
+    module, cls = target.split(":")
+    agent_cls: type[Agent] = getattr(importlib.import_module(module), cls)
+    return agent_cls
+
+
+def make_agent(spec: str, game_name: str, seed: int | None = None) -> Agent:
+    """An agent from a spec: ``random``, ``greedy`` or ``ppo:PATH`` (a saved MaskablePPO zip)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "random":
+        return RandomAgent(seed)
+    if kind == "greedy":
+        target = GREEDY.get(game_name)
+        if target is None:
+            raise ValueError(f"no greedy agent for game {game_name!r}; games with one: {', '.join(sorted(GREEDY))}")
+        return _load(target)()
+    if kind == "ppo":
+        if not arg:
+            raise ValueError("the ppo agent needs a model path: ppo:PATH")
+        from agents.ppo import PPOAgent
+
+        return PPOAgent(arg)
+    raise ValueError(f"unknown agent {spec!r}; use random, greedy or ppo:PATH")

@@ -1,0 +1,164 @@
+"""One generic Gymnasium env that serves every game's rules module."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from patience_gym.core import Game, IllegalActionError
+from patience_gym.games import make_game
+
+ILLEGAL_ACTION_MODES = ("penalize", "raise")
+ILLEGAL_ACTION_REWARD = -1.0
+RESET_OPTIONS = ("deal", "state", "board")
+
+
+class PatienceEnv(gym.Env[np.ndarray, np.int64]):
+    """A patience game as a Gymnasium env with action masking.
+
+    Subclasses (one per game, in :mod:`patience_gym.envs`) set ``game_name`` and
+    carry the game's documentation; everything else is shared.
+
+    Args:
+        game: game name (see :data:`patience_gym.games.GAMES`) or a ``Game``;
+            defaults to the subclass's ``game_name``.
+        render_mode: ``"ansi"`` (returns text) or ``"human"`` (prints it).
+        illegal_action: ``"penalize"`` (state unchanged, reward -1,
+            ``info["illegal_action"] = True``) or ``"raise"`` (strict mode).
+        obs_encoding: one of the game's ``obs_encodings``; the first by default.
+        **rule_options: the game's rule options; unknown ones are a TypeError.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    game_name: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        game: str | Game[Any] | None = None,
+        *,
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+        obs_encoding: str | None = None,
+        **rule_options: Any,
+    ) -> None:
+        if isinstance(game, Game):
+            if rule_options:
+                raise TypeError("pass rule options to the Game, not the env, when giving a Game object")
+            self.game: Game[Any] = game
+        else:
+            name = game or self.game_name
+            if name is None:
+                raise TypeError("PatienceEnv needs a game name")
+            self.game = make_game(name, **rule_options)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {list(ILLEGAL_ACTION_MODES)}")
+        self.obs_encoding = obs_encoding or self.game.obs_encodings[0]
+        self.game.check_encoding(self.obs_encoding)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        spec = self.game.obs_spec(self.obs_encoding)
+        self.observation_space = spaces.Box(spec.low, spec.high, spec.shape, spec.dtype)
+        self.state: Any = None
+        self._mask = np.zeros(self.game.num_actions, dtype=bool)
+        self._over = True
+        self._obs: np.ndarray | None = None
+
+    # --- Gymnasium API --------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        options = options or {}
+        unknown = set(options) - set(RESET_OPTIONS)
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {list(RESET_OPTIONS)}")
+        if len(options.keys() & set(RESET_OPTIONS)) > 1:
+            raise ValueError("give at most one of the reset options 'deal', 'state' and 'board'")
+        if "state" in options:
+            self.state = self.game.from_dict(options["state"])
+        elif "deal" in options:
+            self.state = self.game.from_deal(options["deal"])
+        elif "board" in options:
+            self.state = self.game.from_text(options["board"])
+        else:
+            self.state = self.game.init(self.np_random)
+        self._refresh()
+        if self.render_mode == "human":
+            self.render()
+        return self._obs, self._info(illegal=False)  # type: ignore[return-value]
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        a = int(action)
+        if not (0 <= a < self.game.num_actions and self._mask[a]):
+            return self._illegal(a)
+        reward = self.game.apply(self.state, a)
+        self._refresh()
+        if self.render_mode == "human":
+            self.render()
+        return self._obs, reward, self._over, False, self._info(illegal=False)  # type: ignore[return-value]
+
+    def render(self) -> str | None:  # type: ignore[override]
+        if self.state is None:
+            return None
+        text = self.game.render_text(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # --- masking and helpers --------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """Legal actions as a bool array (sb3-contrib's MaskablePPO reads this)."""
+        return self._mask.copy()
+
+    def legal_actions(self) -> list[int]:
+        """Indices of the legal actions."""
+        return np.flatnonzero(self._mask).tolist()
+
+    def describe_action(self, action: int) -> str:
+        """Readable notation of ``action``, e.g. ``"c3>w"``."""
+        return self.game.describe_action(int(action))
+
+    def action_from_description(self, text: str) -> int:
+        """The action of a move written as :meth:`describe_action` writes it."""
+        return self.game.action_from_description(text)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The whole position as a JSON-able dict (accepted by ``reset(options={"state": ...})``)."""
+        if self.state is None:
+            raise RuntimeError("call reset() before state_dict()")
+        return self.game.to_dict(self.state)
+
+    # --- internals ------------------------------------------------------
+    def _refresh(self) -> None:
+        self._over = self.game.is_over(self.state)
+        if self._over:
+            self._mask = np.zeros(self.game.num_actions, dtype=bool)
+        else:
+            self._mask = self.game.legal_mask(self.state)
+        self._obs = self.game.observe(self.state, self.obs_encoding)
+
+    def _info(self, illegal: bool) -> dict[str, Any]:
+        info = {
+            "action_mask": self._mask.astype(np.int8),
+            "score": self.game.score(self.state),
+            "won": self.game.is_won(self.state),
+            "illegal_action": illegal,
+        }
+        info.update(self.game.info(self.state))
+        return info
+
+    def _illegal(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.illegal_action == "raise":
+            legal = ", ".join(f"{a} ({self.game.describe_action(a)})" for a in self.legal_actions()) or "none"
+            shown = self.game.describe_action(action) if 0 <= action < self.game.num_actions else "out of range"
+            raise IllegalActionError(f"illegal action {action} ({shown}) in {self.game.name}; legal: {legal}")
+        return self._obs, ILLEGAL_ACTION_REWARD, self._over, False, self._info(illegal=True)  # type: ignore[return-value]

@@ -1,0 +1,383 @@
+"""Golf: pure rules of one hole and of a nine-hole round.
+
+Rules: ``shared/rules/RULES.md`` (Golf) and ``golf__book.txt``. Actions:
+``0..6`` play the exposed card of that column onto the waste; ``7`` turns the
+next stock card. Reward: +1 per card cleared from the links, plus ``k`` when
+the links clear with ``k`` stock cards left, so a hole returns 35 - score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from patience_gym.cards import CODE, RANK, check_cards, codes, parse_cards, shuffled_deck
+from patience_gym.core import Game, ObsSpec
+
+NUM_COLUMNS = 7
+NUM_ROWS = 5
+NUM_LINKS = NUM_COLUMNS * NUM_ROWS
+STOCK_SIZE = 52 - NUM_LINKS  # 17: the first is turned up at once
+DEAL = NUM_COLUMNS  # action index of "turn the next stock card"
+NUM_HOLES = 9
+BOGEY = 40
+
+# Card-centric "planes" layout per card: column (7), row (5), exposed, waste top, in waste.
+_PLANE_WIDTH = NUM_COLUMNS + NUM_ROWS + 3
+
+
+@dataclasses.dataclass(frozen=True)
+class GolfOptions:
+    """Rule options (env kwargs)."""
+
+    #: A Queen may be played on a King (PySolFC "Golf", Politaire Golf-B).
+    queens_on_kings: bool = False
+    #: Ace and King are adjacent both ways ("Putt Putt"); implies queens on kings.
+    wrap_ranks: bool = False
+
+
+class GolfState:
+    """One hole: the links, the waste pile and the stock.
+
+    ``columns[i]`` lists column ``i`` deepest first (exposed card last);
+    ``waste`` bottom first (top last); ``stock`` is the whole stock in turning
+    order, shared between copies, of which ``stock[pos:]`` is still face down.
+    """
+
+    __slots__ = ("columns", "pos", "stock", "waste")
+
+    def __init__(self, columns: list[list[int]], waste: list[int], stock: tuple[int, ...], pos: int) -> None:
+        self.columns = columns
+        self.waste = waste
+        self.stock = stock
+        self.pos = pos
+
+    def copy(self) -> GolfState:
+        return GolfState([c[:] for c in self.columns], self.waste[:], self.stock, self.pos)
+
+    @property
+    def stock_left(self) -> int:
+        return len(self.stock) - self.pos
+
+    @property
+    def links_left(self) -> int:
+        return sum(len(c) for c in self.columns)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, GolfState)
+            and self.columns == other.columns
+            and self.waste == other.waste
+            and self.stock[self.pos :] == other.stock[other.pos :]
+        )
+
+    def __repr__(self) -> str:
+        cols = " | ".join(" ".join(codes(c)) for c in self.columns)
+        return f"GolfState({cols}; waste {CODE[self.waste[-1]]}; stock {self.stock_left})"
+
+
+def _fits_table(options: GolfOptions) -> tuple[tuple[bool, ...], ...]:
+    """``table[w][r]``: may a card of rank ``r`` go on a waste card of rank ``w``."""
+    table = [[False] * 14 for _ in range(14)]
+    for w in range(1, 14):
+        for r in range(1, 14):
+            if w == 13 and not (options.queens_on_kings or options.wrap_ranks):
+                continue  # a King bars further progress
+            table[w][r] = abs(w - r) == 1 or (options.wrap_ranks and {w, r} == {1, 13})
+    return tuple(tuple(row) for row in table)
+
+
+class Golf(Game[GolfState]):
+    """One hole of Golf."""
+
+    name = "golf"
+    Options = GolfOptions
+    lower_score_is_better = True
+    obs_encodings = ("ids", "planes")
+    max_episode_steps = 500
+    num_actions = NUM_COLUMNS + 1
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._fits = _fits_table(self.options)
+
+    # --- states ---------------------------------------------------------
+    def init(self, rng: np.random.Generator) -> GolfState:
+        return self._from_cards(shuffled_deck(rng))
+
+    def from_deal(self, deal: Sequence[str]) -> GolfState:
+        cards = parse_cards(deal)
+        check_cards(cards, 1, "a Golf deal")
+        return self._from_cards(cards)
+
+    @staticmethod
+    def _from_cards(cards: Sequence[int]) -> GolfState:
+        """Links row by row (last row exposed), then the stock in turning order."""
+        columns = [[cards[row * NUM_COLUMNS + col] for row in range(NUM_ROWS)] for col in range(NUM_COLUMNS)]
+        stock = tuple(cards[NUM_LINKS:])
+        return GolfState(columns, [stock[0]], stock, 1)
+
+    def to_dict(self, state: GolfState) -> dict[str, Any]:
+        return {
+            "game": self.name,
+            "tableau": [codes(c) for c in state.columns],
+            "waste": codes(state.waste),
+            "stock": codes(state.stock[state.pos :]),
+        }
+
+    def from_dict(self, data: Mapping[str, Any]) -> GolfState:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a Golf state must be a dict, got {type(data).__name__}")
+        missing = [k for k in ("tableau", "waste", "stock") if k not in data]
+        if missing:
+            raise ValueError(f"Golf state lacks {', '.join(missing)}")
+        unknown = set(data) - {"game", "tableau", "waste", "stock"}
+        if unknown:
+            raise ValueError(f"Golf state has unknown keys: {', '.join(sorted(unknown))}")
+        if data.get("game", self.name) != self.name:
+            raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
+        tableau = data["tableau"]
+        if not isinstance(tableau, Sequence) or len(tableau) != NUM_COLUMNS:
+            raise ValueError(f"Golf tableau must have {NUM_COLUMNS} columns")
+        columns = [parse_cards(col) for col in tableau]
+        for i, col in enumerate(columns):
+            if len(col) > NUM_ROWS:
+                raise ValueError(f"Golf column {i + 1} has {len(col)} cards; at most {NUM_ROWS}")
+        waste = parse_cards(data["waste"])
+        if not waste:
+            raise ValueError("Golf waste must hold at least the first turned card")
+        stock = tuple(parse_cards(data["stock"]))
+        check_cards([c for col in columns for c in col] + waste + list(stock), 1, "a Golf state")
+        return GolfState(columns, waste, stock, 0)
+
+    def from_text(self, text: str) -> GolfState:
+        from patience_gym.games.golf_board import parse_board
+
+        data = parse_board(text)
+        return self.from_dict(data)
+
+    # --- rules ----------------------------------------------------------
+    def playable(self, state: GolfState, column: int) -> bool:
+        """True when column ``column``'s exposed card may go on the waste."""
+        col = state.columns[column]
+        return bool(col) and self._fits[RANK[state.waste[-1]]][RANK[col[-1]]]
+
+    def legal_mask(self, state: GolfState) -> np.ndarray:
+        fits = self._fits[RANK[state.waste[-1]]]
+        mask = [bool(col) and fits[RANK[col[-1]]] for col in state.columns]
+        mask.append(state.pos < len(state.stock))
+        return np.array(mask, dtype=bool)
+
+    def apply(self, state: GolfState, action: int) -> float:
+        if action == DEAL:
+            state.waste.append(state.stock[state.pos])
+            state.pos += 1
+            return 0.0
+        state.waste.append(state.columns[action].pop())
+        if any(state.columns):
+            return 1.0
+        return 1.0 + state.stock_left  # links cleared: the unturned stock counts in our favour
+
+    def is_over(self, state: GolfState) -> bool:
+        if not any(state.columns):
+            return True
+        if state.pos < len(state.stock):
+            return False
+        fits = self._fits[RANK[state.waste[-1]]]
+        return not any(col and fits[RANK[col[-1]]] for col in state.columns)
+
+    def is_won(self, state: GolfState) -> bool:
+        return not any(state.columns)
+
+    def score(self, state: GolfState) -> float:
+        left = state.links_left
+        return float(left if left else -state.stock_left)
+
+    # --- observation ----------------------------------------------------
+    def obs_spec(self, encoding: str) -> ObsSpec:
+        self.check_encoding(encoding)
+        if encoding == "ids":
+            return ObsSpec((NUM_LINKS + 2,), 0, 52, np.int8)
+        return ObsSpec((52 * _PLANE_WIDTH + 1,), 0.0, 1.0, np.float32)
+
+    def observe(self, state: GolfState, encoding: str) -> np.ndarray:
+        if encoding == "ids":
+            return self._observe_ids(state)
+        return self._observe_planes(state)
+
+    @staticmethod
+    def _observe_ids(state: GolfState) -> np.ndarray:
+        """Link slot ``row*7+col`` holds card+1 (0 once cleared), then waste top+1, stock count."""
+        obs = np.zeros(NUM_LINKS + 2, dtype=np.int8)
+        for c, col in enumerate(state.columns):
+            for r, card in enumerate(col):
+                obs[r * NUM_COLUMNS + c] = card + 1
+        obs[NUM_LINKS] = state.waste[-1] + 1
+        obs[NUM_LINKS + 1] = len(state.stock) - state.pos
+        return obs
+
+    @staticmethod
+    def _observe_planes(state: GolfState) -> np.ndarray:
+        """Per card: one-hot column and row, exposed, waste top, in waste; then stock/16."""
+        obs = np.zeros(52 * _PLANE_WIDTH + 1, dtype=np.float32)
+        for c, col in enumerate(state.columns):
+            last = len(col) - 1
+            for r, card in enumerate(col):
+                base = card * _PLANE_WIDTH
+                obs[base + c] = 1.0
+                obs[base + NUM_COLUMNS + r] = 1.0
+                if r == last:
+                    obs[base + NUM_COLUMNS + NUM_ROWS] = 1.0
+        waste_at = NUM_COLUMNS + NUM_ROWS + 2
+        for card in state.waste:
+            obs[card * _PLANE_WIDTH + waste_at] = 1.0
+        obs[state.waste[-1] * _PLANE_WIDTH + waste_at - 1] = 1.0
+        obs[-1] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
+        return obs
+
+    # --- text -----------------------------------------------------------
+    def describe_action(self, action: int) -> str:
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is outside 0..{self.num_actions - 1}")
+        return "deal" if action == DEAL else f"c{action + 1}>w"
+
+    def render_text(self, state: GolfState) -> str:
+        from patience_gym.render.golf import render_hole
+
+        return render_hole(self, state)
+
+
+class GolfRoundState:
+    """A nine-hole round: the hole in play, the scores so far and all nine deals."""
+
+    __slots__ = ("deals", "hole", "hole_scores", "hole_state")
+
+    def __init__(
+        self, hole_state: GolfState, hole: int, hole_scores: list[int], deals: tuple[tuple[int, ...], ...]
+    ) -> None:
+        self.hole_state = hole_state
+        self.hole = hole
+        self.hole_scores = hole_scores
+        self.deals = deals
+
+    def copy(self) -> GolfRoundState:
+        return GolfRoundState(self.hole_state.copy(), self.hole, self.hole_scores[:], self.deals)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, GolfRoundState)
+            and self.hole == other.hole
+            and self.hole_scores == other.hole_scores
+            and self.hole_state == other.hole_state
+            and self.deals[self.hole + 1 :] == other.deals[other.hole + 1 :]
+        )
+
+
+class GolfRound(Game[GolfRoundState]):
+    """Nine holes of Golf, nine fresh deals; the round score is the sum (bogey 40)."""
+
+    name = "golf_round"
+    Options = GolfOptions
+    lower_score_is_better = True
+    obs_encodings = Golf.obs_encodings
+    max_episode_steps = NUM_HOLES * Golf.max_episode_steps
+    num_actions = Golf.num_actions
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.hole_game = Golf(**options)
+
+    def _start(self, deals: Sequence[Sequence[int]]) -> GolfRoundState:
+        frozen = tuple(tuple(d) for d in deals)
+        return GolfRoundState(Golf._from_cards(frozen[0]), 0, [], frozen)
+
+    def init(self, rng: np.random.Generator) -> GolfRoundState:
+        return self._start([shuffled_deck(rng) for _ in range(NUM_HOLES)])
+
+    def from_deal(self, deal: Sequence[Any]) -> GolfRoundState:
+        """Nine deals of 52 codes, one per hole."""
+        if len(deal) != NUM_HOLES or any(isinstance(d, str) for d in deal):
+            raise ValueError(f"a GolfRound deal is a list of {NUM_HOLES} deals of 52 card codes")
+        deals = [parse_cards(d) for d in deal]
+        for i, cards in enumerate(deals):
+            check_cards(cards, 1, f"the deal of hole {i + 1}")
+        return self._start(deals)
+
+    def to_dict(self, state: GolfRoundState) -> dict[str, Any]:
+        return {
+            "game": self.name,
+            "hole": state.hole,
+            "hole_scores": list(state.hole_scores),
+            "hole_state": self.hole_game.to_dict(state.hole_state),
+            "next_deals": [codes(d) for d in state.deals[state.hole + 1 :]],
+        }
+
+    def from_dict(self, data: Mapping[str, Any]) -> GolfRoundState:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a GolfRound state must be a dict, got {type(data).__name__}")
+        missing = [k for k in ("hole", "hole_scores", "hole_state", "next_deals") if k not in data]
+        if missing:
+            raise ValueError(f"GolfRound state lacks {', '.join(missing)}")
+        hole = data["hole"]
+        scores = data["hole_scores"]
+        if not isinstance(hole, int) or not 0 <= hole < NUM_HOLES:
+            raise ValueError(f"GolfRound hole must be 0..{NUM_HOLES - 1}, got {hole!r}")
+        if not isinstance(scores, Sequence) or len(scores) != hole or not all(isinstance(s, int) for s in scores):
+            raise ValueError(f"GolfRound hole_scores must list {hole} integer scores (one per finished hole)")
+        next_deals = [parse_cards(d) for d in data["next_deals"]]
+        if len(next_deals) != NUM_HOLES - 1 - hole:
+            raise ValueError(f"GolfRound next_deals must hold {NUM_HOLES - 1 - hole} deals at hole {hole}")
+        for i, cards in enumerate(next_deals):
+            check_cards(cards, 1, f"the deal of hole {hole + 2 + i}")
+        hole_state = self.hole_game.from_dict(data["hole_state"])
+        # Finished holes' deals are not needed again; keep the tuple's indexing by hole.
+        placeholder: tuple[tuple[int, ...], ...] = tuple(() for _ in range(hole + 1))
+        return GolfRoundState(hole_state, hole, list(scores), placeholder + tuple(tuple(d) for d in next_deals))
+
+    # --- rules ----------------------------------------------------------
+    def legal_mask(self, state: GolfRoundState) -> np.ndarray:
+        return self.hole_game.legal_mask(state.hole_state)
+
+    def apply(self, state: GolfRoundState, action: int) -> float:
+        reward = self.hole_game.apply(state.hole_state, action)
+        if self.hole_game.is_over(state.hole_state):
+            state.hole_scores.append(int(self.hole_game.score(state.hole_state)))
+            if state.hole + 1 < NUM_HOLES:
+                state.hole += 1
+                state.hole_state = Golf._from_cards(state.deals[state.hole])
+        return reward
+
+    def is_over(self, state: GolfRoundState) -> bool:
+        return len(state.hole_scores) == NUM_HOLES
+
+    def is_won(self, state: GolfRoundState) -> bool:
+        """A round is 'won' when it finishes at or under bogey."""
+        return self.is_over(state) and sum(state.hole_scores) <= BOGEY
+
+    def score(self, state: GolfRoundState) -> float:
+        running = 0 if self.is_over(state) else self.hole_game.score(state.hole_state)
+        return float(sum(state.hole_scores) + running)
+
+    def info(self, state: GolfRoundState) -> dict[str, Any]:
+        return {"hole": state.hole + 1, "hole_scores": list(state.hole_scores)}
+
+    # --- observation ----------------------------------------------------
+    def obs_spec(self, encoding: str) -> ObsSpec:
+        spec = self.hole_game.obs_spec(encoding)
+        return dataclasses.replace(spec, shape=(spec.shape[0] + 1,))
+
+    def observe(self, state: GolfRoundState, encoding: str) -> np.ndarray:
+        obs = self.hole_game.observe(state.hole_state, encoding)
+        hole = state.hole if encoding == "ids" else state.hole / (NUM_HOLES - 1)
+        return np.append(obs, np.array(hole, dtype=obs.dtype))
+
+    def describe_action(self, action: int) -> str:
+        return self.hole_game.describe_action(action)
+
+    def render_text(self, state: GolfRoundState) -> str:
+        from patience_gym.render.golf import render_round
+
+        return render_round(self, state)
