@@ -54,7 +54,9 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
                 raise TypeError("PatienceEnv needs a game name")
             self.game = make_game(name, **rule_options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
+            # SB3's make_vec_env asks for "rgb_array" by default: accept it (gymnasium
+            # already warns) and render nothing rather than break the user's pipeline.
+            gym.logger.warn(f"render_mode {render_mode!r} is not supported; render() will return None")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {list(ILLEGAL_ACTION_MODES)}")
         self.obs_encoding = obs_encoding or self.game.obs_encodings[0]
@@ -107,6 +109,8 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
 
     def render(self) -> str | None:  # type: ignore[override]
         if self.state is None:
+            return None
+        if self.render_mode not in self.metadata["render_modes"]:
             return None
         text = self.game.render_text(self.state)
         if self.render_mode == "human":
@@ -161,4 +165,4 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
             legal = ", ".join(f"{a} ({self.game.describe_action(a)})" for a in self.legal_actions()) or "none"
             shown = self.game.describe_action(action) if 0 <= action < self.game.num_actions else "out of range"
             raise IllegalActionError(f"illegal action {action} ({shown}) in {self.game.name}; legal: {legal}")
-        return self._obs, ILLEGAL_ACTION_REWARD, self._over, False, self._info(illegal=True)  # type: ignore[return-value]
+        return self._obs.copy(), ILLEGAL_ACTION_REWARD, self._over, False, self._info(illegal=True)  # type: ignore[union-attr]

@@ -1,0 +1,182 @@
+"""Compare agents on the same seeded deals, with 95% confidence intervals.
+
+Usage::
+
+    python -m agents.evaluate --env patience_gym/Golf-v0 --agents random greedy ppo:runs/golf/model.zip \\
+        --episodes 1000 --seed 0 [--env-kwargs '{"queens_on_kings": true}'] [--json results.json]
+
+Episode ``i`` of every agent is played on the deal of ``reset(seed=seed + i)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import patience_gym  # noqa: F401 - registers the envs
+from agents.base import Agent
+from agents.registry import make_agent
+from patience_gym.games.golf import BOGEY
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class Summary:
+    """One agent's results over the evaluation deals."""
+
+    agent: str
+    episodes: int
+    mean_score: float
+    score_ci95: float
+    win_rate: float
+    win_ci95: tuple[float, float]
+    mean_moves: float
+    seconds: float
+    scores: list[float] = field(repr=False)
+
+    def row(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("scores")
+        return data
+
+
+def mean_ci95(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and the half-width of its normal-approximation 95% interval."""
+    arr = np.asarray(values, dtype=float)
+    if len(arr) < 2:
+        return float(arr.mean()) if len(arr) else math.nan, math.nan
+    return float(arr.mean()), float(Z95 * arr.std(ddof=1) / math.sqrt(len(arr)))
+
+
+def wilson_ci95(successes: int, n: int) -> tuple[float, float]:
+    """Wilson score 95% interval of a proportion (sound near 0 and 1)."""
+    if n == 0:
+        return math.nan, math.nan
+    p = successes / n
+    denom = 1 + Z95**2 / n
+    centre = (p + Z95**2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play_episodes(env_id: str, agent: Agent, seeds: Sequence[int], env_kwargs: dict[str, Any] | None = None) -> Summary:
+    """Play one episode per seed and summarise score, wins and moves."""
+    env = gym.make(env_id, **(env_kwargs or {}))
+    unwrapped = env.unwrapped
+    scores: list[float] = []
+    wins = 0
+    moves = 0
+    start = time.perf_counter()
+    for seed in seeds:
+        obs, info = env.reset(seed=int(seed))
+        agent.reset(int(seed))
+        done = False
+        while not done:
+            action = agent.act(unwrapped, obs, info["action_mask"].astype(bool))  # type: ignore[arg-type]
+            obs, _, terminated, truncated, info = env.step(action)
+            if info["illegal_action"]:
+                raise RuntimeError(f"agent {agent.name} chose illegal action {action} on seed {seed}")
+            moves += 1
+            done = terminated or truncated
+        scores.append(float(info["score"]))
+        wins += bool(info["won"])
+    env.close()
+    mean, ci = mean_ci95(scores)
+    n = len(seeds)
+    return Summary(
+        agent=agent.name,
+        episodes=n,
+        mean_score=mean,
+        score_ci95=ci,
+        win_rate=wins / n if n else math.nan,
+        win_ci95=wilson_ci95(wins, n),
+        mean_moves=moves / n if n else math.nan,
+        seconds=time.perf_counter() - start,
+        scores=scores,
+    )
+
+
+def evaluate(
+    env_id: str,
+    agent_specs: Sequence[str],
+    episodes: int,
+    seed: int = 0,
+    env_kwargs: dict[str, Any] | None = None,
+) -> list[Summary]:
+    """Every agent on the same ``episodes`` deals (seeds ``seed .. seed+episodes-1``)."""
+    game_name = gym.make(env_id, **(env_kwargs or {})).unwrapped.game.name  # type: ignore[attr-defined]
+    seeds = list(range(seed, seed + episodes))
+    results = []
+    for spec in agent_specs:
+        agent = make_agent(spec, game_name, seed=seed)
+        if spec.startswith("ppo:"):
+            agent.name = "ppo"
+        results.append(play_episodes(env_id, agent, seeds, env_kwargs))
+    return results
+
+
+def format_table(env_id: str, results: Sequence[Summary], lower_is_better: bool) -> str:
+    """A Markdown table of the summaries."""
+    better = "lower" if lower_is_better else "higher"
+    lines = [
+        f"| agent | episodes | mean score ({better} is better) ± 95% CI | win rate [95% CI] | mean moves |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lo, hi = r.win_ci95
+        lines.append(
+            f"| {r.agent} | {r.episodes} | {r.mean_score:.2f} ± {r.score_ci95:.2f} | "
+            f"{100 * r.win_rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {r.mean_moves:.1f} |"
+        )
+    if "GolfRound" in env_id:
+        lines.append("")
+        lines.append(
+            f"Round score is the sum of nine holes; the book's bogey is {BOGEY}. 'win' = round at or under bogey."
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", required=True, help="registered env id, e.g. patience_gym/Golf-v0")
+    parser.add_argument("--agents", nargs="+", default=["random", "greedy"], help="random, greedy, ppo:PATH")
+    parser.add_argument("--episodes", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0, help="first deal seed")
+    parser.add_argument("--env-kwargs", default="{}", help="JSON dict of env kwargs")
+    parser.add_argument("--json", dest="json_path", help="also write the results as JSON here")
+    args = parser.parse_args(argv)
+    try:
+        env_kwargs = json.loads(args.env_kwargs)
+    except json.JSONDecodeError as exc:
+        parser.error(f"--env-kwargs is not valid JSON: {exc}")
+    if not isinstance(env_kwargs, dict):
+        parser.error("--env-kwargs must be a JSON object")
+    if args.episodes < 1:
+        parser.error("--episodes must be at least 1")
+    lower = gym.make(args.env, **env_kwargs).unwrapped.game.lower_score_is_better  # type: ignore[attr-defined]
+    results = evaluate(args.env, args.agents, args.episodes, args.seed, env_kwargs)
+    print(format_table(args.env, results, lower))
+    if args.json_path:
+        payload = {
+            "env": args.env,
+            "env_kwargs": env_kwargs,
+            "seed": args.seed,
+            "episodes": args.episodes,
+            "lower_score_is_better": lower,
+            "results": [r.row() for r in results],
+        }
+        with open(args.json_path, "w") as fh:
+            json.dump(payload, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""A trained MaskablePPO model as an agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from patience_gym.env import PatienceEnv
+
+
+class PPOAgent(Agent):
+    """Plays the deterministic (most likely legal) action of a saved MaskablePPO policy."""
+
+    name = "ppo"
+
+    def __init__(self, path: str | Path, deterministic: bool = True) -> None:
+        from sb3_contrib import MaskablePPO
+
+        path = Path(path)
+        if not path.exists() and not path.with_suffix(".zip").exists():
+            raise FileNotFoundError(f"no PPO model at {path}")
+        try:
+            self.model = MaskablePPO.load(str(path), device="cpu")
+        except Exception as exc:  # zip/pickle errors vary by corruption
+            raise ValueError(f"cannot load PPO model {path}: {exc}") from exc
+        self.deterministic = deterministic
+
+    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        expected = self.model.observation_space.shape
+        if obs.shape != expected:
+            raise ValueError(
+                f"PPO model expects observations of shape {expected}, env gives {obs.shape}: "
+                "make the env with the obs_encoding the model was trained on"
+            )
+        action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
+        return int(action)

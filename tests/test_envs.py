@@ -1,0 +1,135 @@
+"""API and determinism checks over every registered env."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import patience_gym
+from patience_gym.core import IllegalActionError
+from tests.conftest import masked_random_action
+
+ENV_IDS = sorted(patience_gym.ENVS)
+
+
+def encodings(env_id: str) -> list[str]:
+    return list(gym.make(env_id).unwrapped.game.obs_encodings)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_check_env_every_encoding(env_id):
+    for encoding in encodings(env_id):
+        env = gym.make(env_id, obs_encoding=encoding)
+        check_env(env.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_check_env_with_render(env_id):
+    check_env(gym.make(env_id, render_mode="ansi").unwrapped)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_same_seed_same_rollout(env_id):
+    a, b = gym.make(env_id), gym.make(env_id)
+    obs_a, info_a = a.reset(seed=123)
+    obs_b, info_b = b.reset(seed=123)
+    rng_a, rng_b = np.random.default_rng(7), np.random.default_rng(7)
+    for _ in range(300):
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(info_a["action_mask"], info_b["action_mask"])
+        act_a = masked_random_action(rng_a, info_a["action_mask"])
+        act_b = masked_random_action(rng_b, info_b["action_mask"])
+        obs_a, r_a, term_a, trunc_a, info_a = a.step(act_a)
+        obs_b, r_b, term_b, trunc_b, info_b = b.step(act_b)
+        assert (r_a, term_a, trunc_a) == (r_b, term_b, trunc_b)
+        if term_a or trunc_a:
+            break
+    assert a.unwrapped.state_dict() == b.unwrapped.state_dict()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_different_seeds_differ_and_reset_without_seed_continues(env_id):
+    env = gym.make(env_id)
+    env.reset(seed=1)
+    first = env.unwrapped.state_dict()
+    env.reset(seed=2)
+    assert env.unwrapped.state_dict() != first
+    env.reset(seed=1)
+    env.reset()
+    assert env.unwrapped.state_dict() != first
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_masks_agree_and_step_contract(env_id):
+    env = gym.make(env_id, illegal_action="raise")
+    obs, info = env.reset(seed=5)
+    unwrapped = env.unwrapped
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        mask = unwrapped.action_masks()
+        assert mask.dtype == bool and mask.shape == (env.action_space.n,)
+        np.testing.assert_array_equal(mask.astype(np.int8), info["action_mask"])
+        assert mask.any(), "all-False mask while live"
+        assert env.observation_space.contains(obs)
+        assert isinstance(info["score"], float) and isinstance(info["won"], bool)
+        for illegal in np.flatnonzero(~mask)[:3]:
+            with pytest.raises(IllegalActionError):
+                env.step(int(illegal))
+        obs, reward, terminated, truncated, info = env.step(masked_random_action(rng, mask))
+        assert isinstance(reward, float)
+        if terminated or truncated:
+            assert not info["action_mask"].any()
+            break
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_state_dict_reset_round_trip(env_id):
+    env = gym.make(env_id)
+    _, info = env.reset(seed=9)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        _, _, term, trunc, info = env.step(masked_random_action(rng, info["action_mask"]))
+        if term or trunc:
+            break
+    data = env.unwrapped.state_dict()
+    other = gym.make(env_id)
+    other.reset(options={"state": data})
+    assert other.unwrapped.state_dict() == data
+    assert other.unwrapped.state == env.unwrapped.state
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_action_descriptions_bijection(env_id):
+    unwrapped = gym.make(env_id).unwrapped
+    texts = [unwrapped.describe_action(a) for a in range(unwrapped.action_space.n)]
+    assert len(set(texts)) == len(texts)
+    for a, text in enumerate(texts):
+        assert unwrapped.action_from_description(text) == a
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_env_docstring_has_gymnasium_sections(env_id):
+    doc = type(gym.make(env_id).unwrapped).__doc__ or ""
+    for section in ("Description", "Action Space", "Observation Space", "Rewards", "Episode End", "Arguments"):
+        assert f"## {section}" in doc, f"{env_id} docstring lacks '{section}'"
+    assert "## Version History" in doc
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_unknown_kwarg_is_named(env_id):
+    with pytest.raises(TypeError, match="unknown option 'no_such_rule'"):
+        gym.make(env_id, no_such_rule=True)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_works_with_maskable_ppo_vec_env(env_id):
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.env_util import make_vec_env
+
+    vec = make_vec_env(env_id, n_envs=2, seed=0)
+    assert is_masking_supported(vec)
+    vec.reset()
+    masks = get_action_masks(vec)
+    assert masks.shape == (2, vec.action_space.n) and masks.any(axis=1).all()
