@@ -22,7 +22,7 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.cards import RANK
 from patience_gym.env import PatienceEnv
-from patience_gym.games.golf import DEAL, Golf, GolfRoundState, GolfState
+from patience_gym.games.golf import DEAL, Golf, GolfRound, GolfRoundState, GolfState
 
 # A search never visits more positions than this per move (runs are short in practice).
 MAX_NODES = 50_000
@@ -36,7 +36,8 @@ class GolfGreedy(Agent):
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         state = env.state
         hole = state.hole_state if isinstance(state, GolfRoundState) else state
-        game = env.game.hole_game if hasattr(env.game, "hole_game") else env.game
+        game = env.game.hole_game if isinstance(env.game, GolfRound) else env.game
+        assert isinstance(game, Golf), "GolfGreedy plays Golf envs only"
         return choose_move(game, hole, mask)
 
 

@@ -32,7 +32,7 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         **rule_options: the game's rule options; unknown ones are a TypeError.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}
     game_name: ClassVar[str | None] = None
 
     def __init__(
