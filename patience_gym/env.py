@@ -53,10 +53,8 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
             if name is None:
                 raise TypeError("PatienceEnv needs a game name")
             self.game = make_game(name, **rule_options)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            # SB3's make_vec_env asks for "rgb_array" by default: accept it (gymnasium
-            # already warns) and render nothing rather than break the user's pipeline.
-            gym.logger.warn(f"render_mode {render_mode!r} is not supported; render() will return None")
+        # An unsupported render_mode (SB3's make_vec_env asks for "rgb_array") is accepted:
+        # gymnasium warns, and render() returns None rather than break the user's pipeline.
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {list(ILLEGAL_ACTION_MODES)}")
         self.obs_encoding = obs_encoding or self.game.obs_encodings[0]

@@ -1,0 +1,174 @@
+"""Training configs: YAML keyed by env id (rl-zoo style), checked into dataclasses.
+
+::
+
+    patience_gym/Golf-v0:
+      env_kwargs: {obs_encoding: planes}
+      n_envs: 4
+      total_timesteps: 100000
+      policy_kwargs: {net_arch: [128, 128]}
+      ppo: {n_steps: 256, batch_size: 256, learning_rate: 3.0e-4}
+      checkpoint_freq: 20000
+      eval: {freq: 20000, episodes: 50, seed: 1000000}
+      report: {episodes: 500, seed: 0, agents: [random, greedy]}
+
+Any unknown key, or a value of the wrong type, is a :class:`ConfigError`
+naming the key and the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import types
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be used, with the key and file named."""
+
+
+@dataclasses.dataclass
+class EvalConfig:
+    """Periodic evaluation on held-out deals during training (MaskableEvalCallback)."""
+
+    freq: int = 20_000  # env steps between evaluations (0: none)
+    episodes: int = 50
+    seed: int = 1_000_000  # held-out deal seeds start here
+
+
+@dataclasses.dataclass
+class ReportConfig:
+    """Final comparison on the same seeded deals."""
+
+    episodes: int = 500
+    seed: int = 0
+    agents: list[str] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """Everything a run needs besides the CLI arguments."""
+
+    env_id: str
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    n_envs: int = 4
+    total_timesteps: int = 100_000
+    policy: str = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    ppo: dict[str, Any] = dataclasses.field(default_factory=dict)
+    checkpoint_freq: int = 20_000
+    eval: EvalConfig = dataclasses.field(default_factory=EvalConfig)
+    report: ReportConfig = dataclasses.field(default_factory=ReportConfig)
+
+
+def _check_type(value: Any, annotation: Any, where: str) -> None:
+    origin = typing.get_origin(annotation)
+    if annotation is Any:
+        return
+    if annotation is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif annotation is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif annotation in (str, bool):
+        ok = isinstance(value, annotation)
+    elif origin in (dict, Mapping):
+        ok = isinstance(value, dict)
+    elif origin is list:
+        (item,) = typing.get_args(annotation)
+        ok = isinstance(value, list)
+        if ok:
+            for i, v in enumerate(value):
+                _check_type(v, item, f"{where}[{i}]")
+    elif origin in (typing.Union, types.UnionType):
+        ok = any(_matches(value, arg) for arg in typing.get_args(annotation))
+    else:
+        ok = True
+    if not ok:
+        raise ConfigError(f"{where} must be {getattr(annotation, '__name__', annotation)}, got {value!r}")
+
+
+def _matches(value: Any, annotation: Any) -> bool:
+    try:
+        _check_type(value, annotation, "")
+        return True
+    except ConfigError:
+        return False
+
+
+def _build(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a mapping, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(f"unknown key {where}.{unknown[0]} (known: {', '.join(sorted(names))})")
+    values = {}
+    for key, value in data.items():
+        hint = hints[key]
+        if dataclasses.is_dataclass(hint):
+            values[key] = _build(hint, value, f"{where}.{key}")  # type: ignore[arg-type]
+        else:
+            _check_type(value, hint, f"{where}.{key}")
+            values[key] = value
+    return cls(**values)
+
+
+def _check_ppo_kwargs(ppo: dict[str, Any], where: str) -> None:
+    from sb3_contrib import MaskablePPO
+
+    allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {
+        "self",
+        "policy",
+        "env",
+        "policy_kwargs",
+        "tensorboard_log",
+        "seed",
+        "device",
+        "verbose",
+        "_init_setup_model",
+    }
+    for key in ppo:
+        if key not in allowed:
+            raise ConfigError(f"unknown MaskablePPO hyperparameter {where}.ppo.{key}")
+
+
+def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
+    """The config of ``env_id`` (or of the file's only env) from a YAML file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict) or not data:
+        raise ConfigError(f"{path}: expected a mapping of env id -> settings")
+    if env_id is None:
+        if len(data) != 1:
+            raise ConfigError(f"{path} configures {len(data)} envs ({', '.join(data)}): choose one with --env-id")
+        env_id = next(iter(data))
+    if env_id not in data:
+        raise ConfigError(f"{path} has no entry for {env_id}; it configures {', '.join(data)}")
+    try:
+        config: TrainConfig = _build(TrainConfig, {"env_id": env_id, **(data[env_id] or {})}, env_id)
+        _check_ppo_kwargs(config.ppo, env_id)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    for name in ("n_envs", "total_timesteps"):
+        if getattr(config, name) < 1:
+            raise ConfigError(f"{path}: {env_id}.{name} must be at least 1")
+    return config
+
+
+def config_to_dict(config: TrainConfig) -> dict[str, Any]:
+    """The YAML mapping that :func:`load_config` reads back as ``config``."""
+    data = dataclasses.asdict(config)
+    env_id = data.pop("env_id")
+    return {env_id: data}

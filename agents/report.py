@@ -1,0 +1,128 @@
+"""The final report of a training run: PPO against the baselines on the same deals."""
+
+from __future__ import annotations
+
+import csv
+import json
+import platform
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.config import TrainConfig
+from agents.evaluate import Summary, evaluate, format_table
+
+
+def write_report(run_dir: Path, config: TrainConfig) -> str:
+    """Evaluate, then write ``results.json``, ``report.md`` and the PNG plots; return the table."""
+    env = gym.make(config.env_id, **config.env_kwargs)
+    lower = bool(env.unwrapped.game.lower_score_is_better)  # type: ignore[attr-defined]
+    specs = [*config.report.agents, f"ppo:{run_dir / 'model.zip'}"]
+    results = evaluate(config.env_id, specs, config.report.episodes, config.report.seed, config.env_kwargs)
+    table = format_table(config.env_id, results, lower)
+    training = json.loads((run_dir / "training.json").read_text())
+    payload: dict[str, Any] = {
+        "env": config.env_id,
+        "env_kwargs": config.env_kwargs,
+        "episodes": config.report.episodes,
+        "seed": config.report.seed,
+        "lower_score_is_better": lower,
+        "timesteps": training["timesteps"],
+        "train_seconds": training["train_seconds"],
+        "machine": f"{platform.machine()}, {_cpu_count()} CPUs, Python {platform.python_version()}",
+        "results": [r.row() for r in results],
+        "scores": {r.agent: r.scores for r in results},
+    }
+    (run_dir / "results.json").write_text(json.dumps(payload, indent=2))
+    curve = _plot_learning_curve(run_dir, lower)
+    _plot_scores(run_dir, results, lower)
+    lines = [
+        f"# {config.env_id}: PPO against the baselines",
+        "",
+        f"Trained {training['timesteps']} steps in {training['train_seconds'] / 60:.1f} min on {payload['machine']}.",
+        f"All agents played the same {config.report.episodes} deals (seeds {config.report.seed}..."
+        f"{config.report.seed + config.report.episodes - 1}).",
+        "",
+        table,
+        "",
+        "![scores](scores.png)",
+    ]
+    if curve:
+        lines += ["", "![learning curve](learning_curve.png)"]
+    (run_dir / "report.md").write_text("\n".join(lines) + "\n")
+    return table
+
+
+def _cpu_count() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
+def _read_monitor(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Training episodes' end timesteps (approximate, summed lengths) and scores."""
+    rows: list[tuple[float, float, float]] = []
+    for path in sorted((run_dir / "monitor").glob("*.monitor.csv")):
+        with path.open() as fh:
+            fh.readline()  # the JSON header line
+            for row in csv.DictReader(fh):
+                rows.append((float(row["t"]), float(row["l"]), float(row.get("score") or row["r"])))
+    rows.sort()
+    lengths = np.array([r[1] for r in rows])
+    return np.cumsum(lengths), np.array([r[2] for r in rows])
+
+
+def _plot_learning_curve(run_dir: Path, lower: bool) -> bool:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps, scores = _read_monitor(run_dir)
+    evals = run_dir / "eval" / "evaluations.npz"
+    if len(scores) == 0 and not evals.is_file():
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if len(scores):
+        window = max(1, min(200, len(scores) // 10))
+        smooth = np.convolve(scores, np.ones(window) / window, mode="valid")
+        ax.plot(steps[window - 1 :], smooth, label=f"training episodes (score, mean of {window})")
+    if evals.is_file():
+        data = np.load(evals)
+        ax2 = ax.twinx()
+        ax2.plot(data["timesteps"], data["results"].mean(axis=1), "o-", color="tab:orange", label="held-out return")
+        ax2.set_ylabel("held-out mean return")
+        ax2.legend(loc="lower right")
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("score (" + ("lower" if lower else "higher") + " is better)")
+    ax.legend(loc="upper left")
+    ax.set_title(f"Learning curve: {run_dir.name}")
+    fig.tight_layout()
+    fig.savefig(run_dir / "learning_curve.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
+def _plot_scores(run_dir: Path, results: list[Summary], lower: bool) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    low = min(min(r.scores) for r in results)
+    high = max(max(r.scores) for r in results)
+    bins = np.arange(np.floor(low), np.ceil(high) + 2) - 0.5
+    if len(bins) > 60:
+        bins = np.linspace(low, high, 50)
+    for r in results:
+        ax.hist(r.scores, bins=bins.tolist(), alpha=0.5, label=f"{r.agent} (mean {r.mean_score:.2f})")
+    ax.set_xlabel("score (" + ("lower" if lower else "higher") + " is better)")
+    ax.set_ylabel("episodes")
+    ax.legend()
+    ax.set_title("Score distribution on the same deals")
+    fig.tight_layout()
+    fig.savefig(run_dir / "scores.png", dpi=100)
+    plt.close(fig)

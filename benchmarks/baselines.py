@@ -1,0 +1,90 @@
+"""Random and greedy baselines on the same 1,000 seeded deals of every env.
+
+Writes ``benchmarks/results/baselines.json`` and ``baselines.md`` and, with
+``--update-readme``, replaces the table between the README's
+``<!-- baselines:start -->`` and ``<!-- baselines:end -->`` markers.
+
+Usage: ``python benchmarks/baselines.py [--episodes 1000] [--seed 0] [--env ID ...] [--update-readme]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+from pathlib import Path
+
+import gymnasium as gym
+
+import patience_gym
+from agents.evaluate import evaluate
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def measure(env_ids: list[str], episodes: int, seed: int) -> dict:
+    rows = []
+    for env_id in env_ids:
+        game = gym.make(env_id).unwrapped.game  # type: ignore[attr-defined]
+        for summary in evaluate(env_id, ["random", "greedy"], episodes, seed):
+            row = summary.row()
+            row.update(env=env_id, lower_score_is_better=game.lower_score_is_better)
+            rows.append(row)
+            print(
+                f"{env_id:38s} {row['agent']:7s} {row['mean_score']:8.2f} ± {row['score_ci95']:.2f}  "
+                f"win {100 * row['win_rate']:5.1f}%  ({row['seconds']:.0f} s)",
+                flush=True,
+            )
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    return {"episodes": episodes, "seed": seed, "machine": machine, "rows": rows}
+
+
+def to_markdown(data: dict) -> str:
+    lines = [
+        f"Same {data['episodes']} seeded deals per env (seeds {data['seed']}..{data['seed'] + data['episodes'] - 1}); "
+        "± is the 95% CI half-width, win-rate intervals are Wilson 95%.",
+        "",
+        "| env | agent | mean score | win rate [95% CI] | mean moves |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for r in data["rows"]:
+        lo, hi = r["win_ci95"]
+        note = " (lower is better)" if r["lower_score_is_better"] and r["agent"] == "random" else ""
+        lines.append(
+            f"| {r['env'].split('/')[-1]} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f}{note} | "
+            f"{100 * r['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {r['mean_moves']:.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def update_readme(table: str) -> None:
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    pattern = re.compile(r"(<!-- baselines:start -->\n).*?(<!-- baselines:end -->)", re.S)
+    if not pattern.search(text):
+        raise SystemExit("README.md has no <!-- baselines:start --> ... <!-- baselines:end --> markers")
+    readme.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--episodes", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--env", nargs="*", default=sorted(patience_gym.ENVS))
+    parser.add_argument("--update-readme", action="store_true")
+    args = parser.parse_args()
+    data = measure(args.env, args.episodes, args.seed)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "baselines.json").write_text(json.dumps(data, indent=2))
+    table = to_markdown(data)
+    (RESULTS / "baselines.md").write_text(table)
+    print(table)
+    if args.update_readme:
+        update_readme(table)
+
+
+if __name__ == "__main__":
+    main()

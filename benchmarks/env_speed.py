@@ -1,0 +1,127 @@
+"""Steps per second of every registered env, and of OpenSpiel's Klondike for scale.
+
+Each env is made with ``gym.make`` (default wrappers included) and played by
+a masked uniform-random policy that reads ``info["action_mask"]`` every step.
+OpenSpiel's ``solitaire`` (Klondike), when installed (``pip install
+open_spiel``), is timed in the same run doing the same per-step work: legal
+action mask + observation tensor + apply; only its player moves count as
+steps (its chance moves, which turn cards, are applied but not counted).
+
+Usage: ``python benchmarks/env_speed.py [--seconds 5] [--env ID ...] [--json out.json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import patience_gym
+
+TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
+    "patience_gym/Golf-v0": 4.0,
+    "patience_gym/GolfRound-v0": 4.0,
+    "patience_gym/MissMilligan-v0": 2.0,
+    "patience_gym/Giant-v0": 2.0,
+    "patience_gym/MissMilliganPocket-v0": 2.0,
+    "patience_gym/PussInTheCorner-v0": 4.0,
+}
+
+
+def _pick(mask: np.ndarray, u: float) -> int:
+    legal = np.flatnonzero(mask)
+    return int(legal[int(u * len(legal))])
+
+
+def time_env(env_id: str, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """Masked-random steps per second of ``env_id`` through ``gym.make``."""
+    env = gym.make(env_id)
+    rng = np.random.default_rng(seed)
+    uniforms = rng.random(1 << 16)
+    _, info = env.reset(seed=seed)
+    steps = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(256):
+            _, _, terminated, truncated, info = env.step(_pick(info["action_mask"], uniforms[steps & 0xFFFF]))
+            steps += 1
+            if terminated or truncated:
+                episodes += 1
+                _, info = env.reset()
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {"env": env_id, "steps": steps, "episodes": episodes, "seconds": elapsed, "steps_per_s": steps / elapsed}
+
+
+def time_openspiel(seconds: float, seed: int = 0) -> dict[str, Any] | None:
+    """Player steps per second of OpenSpiel's Klondike, or None when not installed."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("solitaire")
+    rng = np.random.default_rng(seed)
+    uniforms = rng.random(1 << 16)
+    steps = draws = episodes = 0
+    state = game.new_initial_state()
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(256):
+            if state.is_terminal():
+                episodes += 1
+                state = game.new_initial_state()
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(uniforms[draws & 0xFFFF] * len(outcomes))][0])
+                draws += 1
+                continue
+            mask = np.asarray(state.legal_actions_mask(), dtype=bool)
+            np.asarray(state.observation_tensor(), dtype=np.float32)
+            state.apply_action(_pick(mask, uniforms[steps & 0xFFFF]))
+            steps += 1
+    elapsed = time.perf_counter() - start
+    return {
+        "env": "open_spiel/solitaire",
+        "steps": steps,
+        "episodes": episodes,
+        "seconds": elapsed,
+        "steps_per_s": steps / elapsed,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=5.0, help="timing per env")
+    parser.add_argument("--env", nargs="*", default=sorted(patience_gym.ENVS), help="env ids (default: all)")
+    parser.add_argument("--json", dest="json_path")
+    args = parser.parse_args()
+    rows = [time_env(env_id, args.seconds) for env_id in args.env]
+    reference = time_openspiel(args.seconds)
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    print(f"{'env':40s} {'steps/s':>10s} {'vs OpenSpiel':>13s} {'target':>7s}")
+    for row in rows:
+        ratio = row["steps_per_s"] / reference["steps_per_s"] if reference else float("nan")
+        row["ratio_to_openspiel"] = ratio
+        target = TARGETS.get(row["env"])
+        mark = "" if target is None or not reference else (" ok" if ratio >= target else " BELOW")
+        shown = f"{target:.0f}x{mark}" if target else "-"
+        print(f"{row['env']:40s} {row['steps_per_s']:10.0f} {ratio:12.2f}x {shown:>7s}")
+    if reference:
+        print(f"{reference['env']:40s} {reference['steps_per_s']:10.0f} {1:12.2f}x")
+    else:
+        print("OpenSpiel not installed (pip install open_spiel): no reference rate")
+    if args.json_path:
+        with open(args.json_path, "w") as fh:
+            json.dump({"envs": rows, "openspiel": reference}, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""The evaluation tool: statistics, same deals for every agent, CLI output."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from agents.evaluate import evaluate, main, mean_ci95, wilson_ci95
+
+
+def test_wilson_interval_matches_textbook_values():
+    lo, hi = wilson_ci95(0, 10)
+    assert lo == 0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson_ci95(5, 10)
+    assert (lo, hi) == (pytest.approx(0.2366, abs=1e-4), pytest.approx(0.7634, abs=1e-4))
+
+
+def test_mean_ci95():
+    mean, half = mean_ci95([1.0, 2.0, 3.0, 4.0])
+    assert mean == 2.5 and half == pytest.approx(1.959964 * math.sqrt(5 / 3) / 2)
+
+
+def test_agents_play_the_same_deals_and_greedy_beats_random():
+    random_a, greedy = evaluate("patience_gym/Golf-v0", ["random", "greedy"], episodes=60, seed=100)
+    random_b = evaluate("patience_gym/Golf-v0", ["random"], episodes=60, seed=100)[0]
+    assert random_a.scores == random_b.scores  # deterministic given the seeds
+    assert greedy.mean_score + greedy.score_ci95 < random_a.mean_score - random_a.score_ci95
+
+
+def test_cli_prints_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    main(["--env", "patience_gym/GolfRound-v0", "--agents", "random", "--episodes", "3", "--json", str(out)])
+    text = capsys.readouterr().out
+    assert "| random | 3 |" in text and "bogey is 40" in text
+    data = json.loads(out.read_text())
+    assert data["results"][0]["episodes"] == 3 and data["lower_score_is_better"]
+
+
+def test_unknown_agent_is_named():
+    with pytest.raises(ValueError, match="unknown agent 'smart'"):
+        evaluate("patience_gym/Golf-v0", ["smart"], episodes=1)
+    with pytest.raises(FileNotFoundError, match="no PPO model"):
+        evaluate("patience_gym/Golf-v0", ["ppo:/nonexistent/model.zip"], episodes=1)

@@ -1,0 +1,128 @@
+"""train.py: a smoke run, resume, and clear errors for broken configs and checkpoints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+import train
+from agents.config import ConfigError, load_config
+
+SMOKE = {
+    "patience_gym/Golf-v0": {
+        "env_kwargs": {"obs_encoding": "planes"},
+        "n_envs": 2,
+        "total_timesteps": 1024,
+        "policy_kwargs": {"net_arch": [32]},
+        "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 1},
+        "checkpoint_freq": 512,
+        "eval": {"freq": 512, "episodes": 2, "seed": 99},
+        "report": {"episodes": 5, "seed": 0, "agents": ["random", "greedy"]},
+    }
+}
+
+
+def write_config(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def run(config: Path, run_dir: Path, *extra: str) -> int:
+    return train.main(["--config", str(config), "--run-dir", str(run_dir), "--no-progress-bar", *extra])
+
+
+def test_smoke_run_writes_model_report_and_plots_that_reload(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    run_dir = tmp_path / "run"
+    assert run(write_config(tmp_path, SMOKE), run_dir) == 0
+    for name in ("model.zip", "report.md", "results.json", "scores.png", "learning_curve.png", "config.yaml"):
+        assert (run_dir / name).is_file(), name
+    results = json.loads((run_dir / "results.json").read_text())
+    assert [r["agent"] for r in results["results"]] == ["random", "greedy", "ppo"]
+    assert all(len(scores) == 5 for scores in results["scores"].values())
+    assert "| ppo | 5 |" in (run_dir / "report.md").read_text()
+    model = MaskablePPO.load(run_dir / "model.zip")
+    assert model.num_timesteps >= 1024
+    assert list((run_dir / "tb").iterdir()), "no TensorBoard logs"
+    # The saved config reloads as the same config.
+    assert load_config(run_dir / "config.yaml").ppo == SMOKE["patience_gym/Golf-v0"]["ppo"]
+
+
+def test_resume_continues_the_timestep_count(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    run_dir = tmp_path / "run"
+    config = write_config(tmp_path, SMOKE)
+    assert run(config, run_dir) == 0
+    first = MaskablePPO.load(run_dir / "model.zip").num_timesteps
+    # Pretend the run stopped after its first checkpoint: drop the later ones.
+    checkpoints = sorted((run_dir / "checkpoints").glob("model_*_steps.zip"), key=lambda p: int(p.stem.split("_")[1]))
+    for late in checkpoints[1:]:
+        late.unlink()
+    kept = int(checkpoints[0].stem.split("_")[1])
+    assert kept < first
+    assert train.main(["--resume", str(run_dir), "--total-timesteps", "2048", "--no-progress-bar"]) == 0
+    resumed = MaskablePPO.load(run_dir / "model.zip").num_timesteps
+    assert resumed >= 2048 and resumed - kept < 2048 + 512, "resume restarted from zero"
+    timing = json.loads((run_dir / "training.json").read_text())
+    assert len(timing["segments"]) == 2 and timing["timesteps"] == resumed
+
+
+def test_resume_without_or_with_corrupt_checkpoint_is_a_clear_error(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(SMOKE))
+    assert train.main(["--resume", str(run_dir), "--no-progress-bar"]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+    (run_dir / "checkpoints").mkdir()
+    (run_dir / "checkpoints" / "model_512_steps.zip").write_bytes(b"not a zip at all")
+    assert train.main(["--resume", str(run_dir), "--no-progress-bar"]) == 2
+    assert "corrupt" in capsys.readouterr().err
+    assert train.main(["--resume", str(tmp_path / "nowhere"), "--no-progress-bar"]) == 2
+    assert "config.yaml is missing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"n_env": 2}, r"unknown key patience_gym/Golf-v0.n_env"),
+        ({"n_envs": "two"}, r"patience_gym/Golf-v0.n_envs must be int"),
+        ({"eval": {"episodes": 2, "sed": 1}}, r"unknown key patience_gym/Golf-v0.eval.sed"),
+        ({"ppo": {"n_step": 8}}, r"unknown MaskablePPO hyperparameter patience_gym/Golf-v0.ppo.n_step"),
+        ({"report": {"agents": "greedy"}}, r"report.agents must be list"),
+        ({"total_timesteps": 0}, r"total_timesteps must be at least 1"),
+    ],
+)
+def test_config_errors_name_the_key_and_file(tmp_path, patch, message):
+    data = {"patience_gym/Golf-v0": {**SMOKE["patience_gym/Golf-v0"], **patch}}
+    path = write_config(tmp_path, data)
+    with pytest.raises(ConfigError, match=message) as err:
+        load_config(path)
+    assert str(path) in str(err.value)
+
+
+def test_config_file_level_errors(tmp_path, capsys):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("patience_gym/Golf-v0: [unclosed")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    two = write_config(tmp_path, {"a": {}, "b": {}})
+    with pytest.raises(ConfigError, match="choose one with --env-id"):
+        load_config(two)
+    assert train.main(["--config", str(bad), "--no-progress-bar"]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+
+
+def test_every_committed_config_loads():
+    configs = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").glob("*.yaml"))
+    assert configs
+    for path in configs:
+        config = load_config(path)
+        assert config.env_id.startswith("patience_gym/")
