@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from agents.config import ConfigError, TrainConfig, config_to_dict, load_config
+from agents.config import ConfigError, TrainConfig, config_to_dict, load_config, resolve_policy_kwargs
 
 CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
 
@@ -167,7 +167,7 @@ def train(args: Args) -> Path:
         model = MaskablePPO(
             config.policy,
             envs,
-            policy_kwargs=config.policy_kwargs or None,
+            policy_kwargs=resolve_policy_kwargs(config.policy_kwargs) or None,
             tensorboard_log=str(run_dir / "tb"),
             seed=args.seed,
             device="cpu",

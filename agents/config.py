@@ -172,3 +172,25 @@ def config_to_dict(config: TrainConfig) -> dict[str, Any]:
     data = dataclasses.asdict(config)
     env_id = data.pop("env_id")
     return {env_id: data}
+
+
+def resolve_policy_kwargs(policy_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Turn names in a config's ``policy_kwargs`` into objects (extractor class, activation)."""
+    import importlib
+
+    resolved = dict(policy_kwargs)
+    name = resolved.get("features_extractor_class")
+    if isinstance(name, str):
+        module, _, attr = name.rpartition(".")
+        try:
+            resolved["features_extractor_class"] = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise ConfigError(f"policy_kwargs.features_extractor_class: cannot import {name!r}") from exc
+    activation = resolved.get("activation_fn")
+    if isinstance(activation, str):
+        from torch import nn
+
+        if not hasattr(nn, activation):
+            raise ConfigError(f"policy_kwargs.activation_fn: torch.nn has no {activation!r}")
+        resolved["activation_fn"] = getattr(nn, activation)
+    return resolved

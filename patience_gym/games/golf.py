@@ -27,6 +27,9 @@ BOGEY = 40
 
 # Card-centric "planes" layout per card: column (7), row (5), exposed, waste top, in waste.
 _PLANE_WIDTH = NUM_COLUMNS + NUM_ROWS + 3
+# Rank-centric "ranks" layout: every link slot's rank, each column's exposed rank,
+# the waste rank (one-hots of 13), unseen cards per rank / 4, stock count / 16.
+_RANKS_SIZE = (NUM_LINKS + NUM_COLUMNS + 1) * 13 + 13 + 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,7 +99,7 @@ class Golf(Game[GolfState]):
     name = "golf"
     Options = GolfOptions
     lower_score_is_better = True
-    obs_encodings = ("ids", "planes")
+    obs_encodings = ("ids", "planes", "ranks")
     max_episode_steps = 500
     num_actions = NUM_COLUMNS + 1
 
@@ -201,11 +204,15 @@ class Golf(Game[GolfState]):
         self.check_encoding(encoding)
         if encoding == "ids":
             return ObsSpec((NUM_LINKS + 2,), 0, 52, np.int8)
+        if encoding == "ranks":
+            return ObsSpec((_RANKS_SIZE,), 0.0, 1.0, np.float32)
         return ObsSpec((52 * _PLANE_WIDTH + 1,), 0.0, 1.0, np.float32)
 
     def observe(self, state: GolfState, encoding: str) -> np.ndarray:
         if encoding == "ids":
             return self._observe_ids(state)
+        if encoding == "ranks":
+            return self._observe_ranks(state)
         return self._observe_planes(state)
 
     @staticmethod
@@ -235,6 +242,27 @@ class Golf(Game[GolfState]):
         for card in state.waste:
             obs[card * _PLANE_WIDTH + waste_at] = 1.0
         obs[state.waste[-1] * _PLANE_WIDTH + waste_at - 1] = 1.0
+        obs[-1] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
+        return obs
+
+    @staticmethod
+    def _observe_ranks(state: GolfState) -> np.ndarray:
+        """Suits dropped (Golf ignores them): ranks by slot, exposed ranks, waste rank, unseen counts."""
+        obs = np.zeros(_RANKS_SIZE, dtype=np.float32)
+        unseen = [4] * 13
+        exposed_at = NUM_LINKS * 13
+        for c, col in enumerate(state.columns):
+            for r, card in enumerate(col):
+                rank = RANK[card] - 1
+                obs[(r * NUM_COLUMNS + c) * 13 + rank] = 1.0
+                unseen[rank] -= 1
+            if col:
+                obs[exposed_at + c * 13 + RANK[col[-1]] - 1] = 1.0
+        for card in state.waste:
+            unseen[RANK[card] - 1] -= 1
+        waste_at = exposed_at + NUM_COLUMNS * 13
+        obs[waste_at + RANK[state.waste[-1]] - 1] = 1.0
+        obs[waste_at + 13 : waste_at + 26] = np.array(unseen, dtype=np.float32) / 4.0
         obs[-1] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
         return obs
 

@@ -1,0 +1,76 @@
+"""The README's results table, from the committed run reports in ``benchmarks/runs/``.
+
+Each ``benchmarks/runs/<name>/`` holds what ``train.py`` wrote for a full run
+(``results.json``, ``training.json``, ``report.md``, ``config.yaml``, plots);
+``benchmarks/train_all.sh`` produces them. This script only reads them.
+
+Usage: ``python benchmarks/results.py [--update-readme]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = ROOT / "benchmarks" / "runs"
+
+
+def load_runs() -> list[dict]:
+    runs = []
+    for path in sorted(RUNS.glob("*/results.json")):
+        data = json.loads(path.read_text())
+        data["name"] = path.parent.name
+        runs.append(data)
+    return runs
+
+
+def to_markdown(runs: list[dict]) -> str:
+    lines = [
+        "| env | agent | mean score ± 95% CI | win rate [95% CI] | PPO training | machine |",
+        "|---|---|---:|---:|---|---|",
+    ]
+    for run in runs:
+        env = run["env"].split("/")[-1]
+        if run.get("env_kwargs", {}).get("obs_encoding"):
+            env += f" ({run['env_kwargs']['obs_encoding']})"
+        better = "lower" if run["lower_score_is_better"] else "higher"
+        for r in run["results"]:
+            lo, hi = r["win_ci95"]
+            training = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min" if r["agent"] == "ppo" else ""
+            lines.append(
+                f"| {env} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
+                f"{100 * r['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {training} | "
+                f"{run['machine'] if r['agent'] == 'ppo' else ''} |"
+            )
+    lines.append("")
+    lines.append(
+        "All agents of a row group played the same seeded deals ("
+        + ", ".join(f"{run['name']}: {run['episodes']} deals from seed {run['seed']}" for run in runs)
+        + ")."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--update-readme", action="store_true")
+    args = parser.parse_args()
+    runs = load_runs()
+    if not runs:
+        raise SystemExit(f"no run reports under {RUNS}")
+    table = to_markdown(runs)
+    print(table)
+    if args.update_readme:
+        readme = ROOT / "README.md"
+        text = readme.read_text()
+        pattern = re.compile(r"(<!-- results:start -->\n).*?(<!-- results:end -->)", re.S)
+        if not pattern.search(text):
+            raise SystemExit("README.md has no <!-- results:start --> ... <!-- results:end --> markers")
+        readme.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text))
+
+
+if __name__ == "__main__":
+    main()
