@@ -10,6 +10,10 @@ from agents.base import Agent, RandomAgent
 GREEDY: dict[str, str] = {
     "golf": "agents.greedy_golf:GolfGreedy",
     "golf_round": "agents.greedy_golf:GolfGreedy",
+    "puss_in_the_corner": "agents.greedy_puss:PussGreedy",
+    "miss_milligan": "agents.greedy_milligan:MilliganGreedy",
+    "giant": "agents.greedy_milligan:MilliganGreedy",
+    "miss_milligan_pocket": "agents.greedy_milligan:MilliganGreedy",
 }
 
 

@@ -14,6 +14,10 @@ __version__ = "0.1.0"
 ENVS: dict[str, tuple[str, int]] = {
     "patience_gym/Golf-v0": ("patience_gym.envs.golf:GolfEnv", 500),
     "patience_gym/GolfRound-v0": ("patience_gym.envs.golf:GolfRoundEnv", 4_500),
+    "patience_gym/PussInTheCorner-v0": ("patience_gym.envs.puss:PussInTheCornerEnv", 1_000),
+    "patience_gym/MissMilligan-v0": ("patience_gym.envs.milligan:MissMilliganEnv", 10_000),
+    "patience_gym/Giant-v0": ("patience_gym.envs.milligan:GiantEnv", 10_000),
+    "patience_gym/MissMilliganPocket-v0": ("patience_gym.envs.milligan:MissMilliganPocketEnv", 10_000),
 }
 
 for _env_id, (_entry_point, _limit) in ENVS.items():

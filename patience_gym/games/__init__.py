@@ -11,6 +11,10 @@ from patience_gym.core import Game
 GAMES: dict[str, str] = {
     "golf": "patience_gym.games.golf:Golf",
     "golf_round": "patience_gym.games.golf:GolfRound",
+    "puss_in_the_corner": "patience_gym.games.puss:PussInTheCorner",
+    "miss_milligan": "patience_gym.games.milligan:MissMilligan",
+    "giant": "patience_gym.games.milligan:Giant",
+    "miss_milligan_pocket": "patience_gym.games.milligan:MissMilliganPocket",
 }
 
 

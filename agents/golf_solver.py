@@ -1,0 +1,171 @@
+"""Exact Golf solver with perfect knowledge of the stock order: the upper bound on play.
+
+The score of a hole depends only on where it ends, so the best score of a
+deal is the minimum over the terminal positions reachable from it. A
+depth-first search over positions (column heights, stock position, waste
+rank: suits never matter in Golf) visits each position once and keeps the
+move list of the best end found. It stops early once nothing left can beat
+the best found: clearing the links now would score ``-stock_left``, so a
+position whose ``-stock_left`` is no better than the best is cut.
+
+    python -m agents.golf_solver board.txt [--queens-on-kings] [--wrap-ranks]
+
+reads PySolFC / black-hole-solver board text and prints the minimum score
+and a move list (in the env's notation) that reaches it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent
+from patience_gym.cards import RANK
+from patience_gym.env import PatienceEnv
+from patience_gym.games.golf import DEAL, NUM_COLUMNS, Golf, GolfRound, GolfRoundState, GolfState
+
+
+@dataclass
+class GolfSolution:
+    """The best score reachable from a position and a move list reaching it."""
+
+    score: int
+    moves: list[int]
+    nodes: int
+    exact: bool  # False when the node budget ran out (score is then only reachable, not proven best)
+
+
+try:  # the same search in C, built by `pip install -e .` when a compiler is present
+    from agents import _golf_solver as _fast  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the build
+    _fast = None
+
+HAVE_FAST = _fast is not None
+
+
+def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool = True) -> GolfSolution:
+    """Minimum score reachable from ``state`` (perfect knowledge) and moves reaching it.
+
+    Uses the C core when built (``fast=True``), else :func:`solve_python`.
+    """
+    if fast and _fast is not None:
+        fits = bytes(int(f) for row in game._fits for f in row)
+        columns = [[RANK[c] for c in col] for col in state.columns]
+        stock = [RANK[c] for c in state.stock[state.pos :]]
+        budget = max_nodes if max_nodes is not None else 2**62
+        score, moves, nodes, exact = _fast.solve(fits, columns, stock, RANK[state.waste[-1]], budget)
+        return GolfSolution(score, moves, nodes, exact)
+    return solve_python(game, state, max_nodes)
+
+
+def solve_python(game: Golf, state: GolfState, max_nodes: int | None = None) -> GolfSolution:
+    """The reference search in pure Python (what the C core does, more slowly)."""
+    fits = game._fits
+    columns = [[RANK[c] for c in col] for col in state.columns]
+    stock = [RANK[c] for c in state.stock[state.pos :]]
+    n_stock = len(stock)
+    heights = [len(c) for c in columns]
+    visited: set[int] = set()
+    path: list[int] = []
+    best_score = 10**9
+    best_path: list[int] = []
+    nodes = 0
+    budget = max_nodes if max_nodes is not None else 10**18
+    out_of_budget = False
+
+    def dfs(hkey: int, pos: int, waste: int, left: int) -> None:
+        nonlocal best_score, best_path, nodes, out_of_budget
+        if best_score <= pos - n_stock:  # even clearing now could not beat the best
+            return
+        key = hkey | pos << 21 | waste << 26
+        if key in visited:
+            return
+        visited.add(key)
+        nodes += 1
+        if nodes > budget:
+            out_of_budget = True
+            return
+        if left == 0:
+            best_score, best_path = pos - n_stock, path[:]
+            return
+        fit = fits[waste]
+        moved = False
+        for i in range(NUM_COLUMNS):
+            h = heights[i]
+            if h and fit[columns[i][h - 1]]:
+                moved = True
+                heights[i] = h - 1
+                path.append(i)
+                dfs(hkey - (1 << 3 * i), pos, columns[i][h - 1], left - 1)
+                path.pop()
+                heights[i] = h
+                if out_of_budget:
+                    return
+        if pos < n_stock:
+            path.append(DEAL)
+            dfs(hkey, pos + 1, stock[pos], left)
+            path.pop()
+        elif not moved and left < best_score:
+            best_score, best_path = left, path[:]
+
+    hkey = sum(h << 3 * i for i, h in enumerate(heights))
+    dfs(hkey, 0, RANK[state.waste[-1]], sum(heights))
+    return GolfSolution(best_score, best_path, nodes, not out_of_budget)
+
+
+class GolfSolverAgent(Agent):
+    """Plays the solver's move list: perfect knowledge of the stock (an upper bound, not a fair agent)."""
+
+    name = "solver"
+
+    def __init__(self, max_nodes: int | None = None) -> None:
+        self.max_nodes = max_nodes
+        self._plan: list[int] = []
+        self._planned_for: object = None
+
+    def reset(self, seed: int | None = None) -> None:
+        self._plan = []
+        self._planned_for = None
+
+    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        state = env.state
+        hole = state.hole_state if isinstance(state, GolfRoundState) else state
+        game = env.game.hole_game if isinstance(env.game, GolfRound) else env.game
+        assert isinstance(game, Golf), "GolfSolverAgent plays Golf envs only"
+        if self._planned_for is not hole or not self._plan:
+            self._plan = solve(game, hole, self.max_nodes).moves
+            self._planned_for = hole
+        return self._plan.pop(0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("board", help="board text file ('-' for standard input)")
+    parser.add_argument("--queens-on-kings", action="store_true")
+    parser.add_argument("--wrap-ranks", action="store_true")
+    parser.add_argument("--max-nodes", type=int)
+    args = parser.parse_args(argv)
+    if args.board == "-":
+        text = sys.stdin.read()
+    else:
+        with open(args.board) as handle:
+            text = handle.read()
+    game = Golf(queens_on_kings=args.queens_on_kings, wrap_ranks=args.wrap_ranks)
+    try:
+        state = game.from_text(text)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    solution = solve(game, state, args.max_nodes)
+    verdict = "cleared" if solution.score <= 0 else "not cleared"
+    proof = "" if solution.exact else " (node budget reached: best found, not proven)"
+    print(f"best score {solution.score} ({verdict}){proof}, {solution.nodes} positions searched")
+    print(" ".join(game.describe_action(a) for a in solution.moves))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
