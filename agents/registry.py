@@ -1,4 +1,4 @@
-"""Build agents from command-line specs: ``random``, ``greedy``, ``ppo:PATH``."""
+"""Build agents from command-line specs: ``random``, ``greedy``, ``solver``, ``planner``, ``ppo:PATH``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,17 @@ GREEDY: dict[str, str] = {
     "miss_milligan_pocket": "agents.greedy_milligan:MilliganGreedy",
 }
 
+#: Game name -> "module:Class" of its perfect-knowledge solver (an upper bound, not a fair agent).
+SOLVER: dict[str, str] = {
+    "golf": "agents.golf_solver:GolfSolverAgent",
+    "golf_round": "agents.golf_solver:GolfSolverAgent",
+}
+
+#: Game name -> "module:Class" of its search planner (sees only the visible position).
+PLANNER: dict[str, str] = {}
+
+_BY_KIND = {"greedy": GREEDY, "solver": SOLVER, "planner": PLANNER}
+
 
 def _load(target: str) -> type[Agent]:
     module, cls = target.split(":")
@@ -24,14 +35,15 @@ def _load(target: str) -> type[Agent]:
 
 
 def make_agent(spec: str, game_name: str, seed: int | None = None) -> Agent:
-    """An agent from a spec: ``random``, ``greedy`` or ``ppo:PATH`` (a saved MaskablePPO zip)."""
+    """An agent from a spec: ``random``, ``greedy``, ``solver``, ``planner`` or ``ppo:PATH``."""
     kind, _, arg = spec.partition(":")
     if kind == "random":
         return RandomAgent(seed)
-    if kind == "greedy":
-        target = GREEDY.get(game_name)
+    if kind in _BY_KIND:
+        table = _BY_KIND[kind]
+        target = table.get(game_name)
         if target is None:
-            raise ValueError(f"no greedy agent for game {game_name!r}; games with one: {', '.join(sorted(GREEDY))}")
+            raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
         return _load(target)()
     if kind == "ppo":
         if not arg:
@@ -39,4 +51,4 @@ def make_agent(spec: str, game_name: str, seed: int | None = None) -> Agent:
         from agents.ppo import PPOAgent
 
         return PPOAgent(arg)
-    raise ValueError(f"unknown agent {spec!r}; use random, greedy or ppo:PATH")
+    raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner or ppo:PATH")
