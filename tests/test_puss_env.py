@@ -76,7 +76,7 @@ def test_ids_observation_layout_and_no_leak():
 
 
 def test_observation_shows_whole_packets_and_foundations_through_the_book_example():
-    env = gym.make(ENV_ID, forced_foundation=False)
+    env = gym.make(ENV_ID, forced_foundation=False, sevens_after_placing=True)
     game = env.unwrapped.game
     env.reset(options={"deal": BOOK_DEAL})
     for _, moves in BOOK_PLAY:
@@ -93,7 +93,7 @@ def test_observation_shows_whole_packets_and_foundations_through_the_book_exampl
 
 
 def test_planes_observation_encodes_each_card_location():
-    game = PussInTheCorner(forced_foundation=False)
+    game = PussInTheCorner(forced_foundation=False, sevens_after_placing=True)
     state = game.from_deal(BOOK_DEAL)
     for card, moves in BOOK_PLAY:
         game.apply(state, DEAL)
@@ -115,9 +115,10 @@ def test_planes_observation_encodes_each_card_location():
     assert tail[0] == pytest.approx(17 / 48) and tail[1] == 0 and tail[2 + 1] == 1 and tail[5] == 0
 
 
-def test_state_dict_round_trip_in_every_phase():
-    env = gym.make(ENV_ID)
-    other = gym.make(ENV_ID)
+@pytest.mark.parametrize("sevens_after_placing", [False, True])
+def test_state_dict_round_trip_in_every_phase(sevens_after_placing):
+    env = gym.make(ENV_ID, sevens_after_placing=sevens_after_placing)
+    other = gym.make(ENV_ID, sevens_after_placing=sevens_after_placing)
     rng = np.random.default_rng(3)
     phases_seen = set()
     for seed in range(6):
@@ -132,7 +133,10 @@ def test_state_dict_round_trip_in_every_phase():
             np.testing.assert_array_equal(obs, state.obs)
             np.testing.assert_array_equal(other.unwrapped.action_masks(), env.unwrapped.action_masks())
             _, _, done, _, info = env.step(masked_random_action(rng, info["action_mask"]))
-    assert {(0, 1, False), (1, 1, False), (1, 1, True), (0, 1, True), (2, 1, False), (0, 2, False)} <= phases_seen
+    expected = {(0, 1, False), (1, 1, False), (1, 1, True), (2, 1, False), (0, 2, False)}
+    if sevens_after_placing:
+        expected.add((0, 1, True))  # between deals with a 7's privilege still open
+    assert expected <= phases_seen
 
 
 @pytest.mark.parametrize(
@@ -237,7 +241,7 @@ def test_illegal_action_penalized_leaves_state_unchanged():
 
 
 def test_render_ansi_shows_packets_dealt_card_and_moves():
-    env = gym.make(ENV_ID, render_mode="ansi", forced_foundation=False)
+    env = gym.make(ENV_ID, render_mode="ansi", forced_foundation=False, sevens_after_placing=True)
     env.reset(options={"deal": BOOK_DEAL})
     game = env.unwrapped.game
     for _, moves in BOOK_PLAY[:15]:

@@ -67,7 +67,7 @@ BOOK_PLAY = [
     ("5D", ["dealt>f2", "D>f2"]),  # "goes on 4 of hearts; build 6 of diamonds"
     ("6C", ["dealt>f1", "A>f1"]),  # "goes on 5 of clubs; build 7 of clubs"
     # "7 of hearts goes on 6 of diamonds; build the 8 and 9 of diamonds; put packet B on packet A":
-    # the privilege used after placing the 7 and building (sevens_after_placing, the default).
+    # the privilege used after placing the 7 and building (needs sevens_after_placing=True).
     ("7H", ["dealt>f2", "B>f2", "A>f2", "B on A"]),
     ("5H", ["dealt>B"]),
     ("8C", ["dealt>f1"]),  # "goes on 7 of clubs"
@@ -108,7 +108,7 @@ def test_book_pack_is_the_48_non_aces_starting_with_the_named_cards():
 
 
 def test_book_example_replayed_card_by_card():
-    env = gym.make(ENV_ID, forced_foundation=False, illegal_action="raise")
+    env = gym.make(ENV_ID, forced_foundation=False, sevens_after_placing=True, illegal_action="raise")
     game = env.unwrapped.game
     _, info = env.reset(options={"deal": BOOK_DEAL})
     total = 0.0
@@ -133,7 +133,7 @@ def test_book_example_replayed_card_by_card():
 
 def test_book_example_ambiguities_were_real_choices():
     """Where the text names no foundation, both piles of the colour were legal."""
-    game = PussInTheCorner(forced_foundation=False)
+    game = PussInTheCorner(forced_foundation=False, sevens_after_placing=True)
     state = game.from_deal(BOOK_DEAL)
     for card, moves in BOOK_PLAY:
         game.apply(state, DEAL)
@@ -148,8 +148,11 @@ def test_book_example_ambiguities_were_real_choices():
 
 
 def test_book_example_under_the_default_forced_rule_differs_only_at_the_3_of_clubs():
-    """With forced_foundation (default) the 3C must go on the 2S; the rest of the example plays as written."""
-    env = gym.make(ENV_ID, illegal_action="raise")
+    """With forced_foundation (default) the 3C must go on the 2S; the rest of the example plays as written.
+
+    (The 7H merge after placing is the book's, so sevens_after_placing=True here; the next test shows it is needed.)
+    """
+    env = gym.make(ENV_ID, illegal_action="raise", sevens_after_placing=True)
     game = env.unwrapped.game
     env.reset(options={"deal": BOOK_DEAL})
     for card, moves in BOOK_PLAY:
@@ -344,7 +347,7 @@ def test_merges_offered_only_after_a_seven_and_once():
 
 
 def test_privilege_after_placing_lasts_until_the_next_deal():
-    game, state = make_state(corners=("QS", "9C", "", ""), pack="7S 8S")
+    game, state = make_state(corners=("QS", "9C", "", ""), pack="7S 8S", sevens_after_placing=True)
     game.apply(state, DEAL)
     game.apply(state, game.action_from_description("dealt>C"))
     assert state.seven and "C on A" in legal_texts(game, state)

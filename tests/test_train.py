@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 import yaml
 
@@ -126,3 +127,26 @@ def test_every_committed_config_loads():
     for path in configs:
         config = load_config(path)
         assert config.env_id.startswith("patience_gym/")
+
+
+@pytest.mark.parametrize("config_name", ["puss_in_the_corner.yaml", "miss_milligan.yaml"])
+def test_committed_configs_of_the_other_families_train_and_report(tmp_path, config_name):
+    """A smoke run of each env family's committed config through train.py (a few thousand steps)."""
+    from sb3_contrib import MaskablePPO
+
+    config_path = Path(__file__).resolve().parent.parent / "configs" / config_name
+    env_id = load_config(config_path).env_id
+    run_dir = tmp_path / "run"
+    extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2"]
+    assert train.main(["--config", str(config_path), "--run-dir", str(run_dir), "--no-progress-bar", *extra]) == 0
+    for name in ("model.zip", "report.md", "results.json", "scores.png", "config.yaml"):
+        assert (run_dir / name).is_file(), name
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["env"] == env_id
+    assert [r["agent"] for r in results["results"]] == ["random", "greedy", "ppo"]
+    model = MaskablePPO.load(run_dir / "model.zip")
+    assert model.num_timesteps >= 2048
+    env = gym.make(env_id, **load_config(config_path).env_kwargs)
+    obs, info = env.reset(seed=3)
+    action, _ = model.predict(obs, action_masks=info["action_mask"].astype(bool), deterministic=True)
+    assert info["action_mask"][int(action)] == 1

@@ -97,10 +97,10 @@ class PussInTheCornerEnv(PatienceEnv):
     ## Arguments
     ``forced_foundation=True``: a dealt card that fits a foundation must go
     there (the book); False lets the player put it on a packet instead.
-    ``sevens_after_placing=True``: a 7's merge privilege stays open after the
-    7 is placed, until the next deal (the book's worked example merges after
-    placing the 7 of hearts and building on it); False: only before the 7 is
-    placed. ``obs_encoding="ids"`` (or ``"planes"``),
+    ``sevens_after_placing=False``: a 7's merge privilege is used before the
+    7 is placed (RULES.md); True keeps it open after the 7 is placed, until
+    the next deal (the book's worked example merges after placing the 7 of
+    hearts and building on it). ``obs_encoding="ids"`` (or ``"planes"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
     ``"ansi"``, ``"human"``).
 

@@ -29,10 +29,10 @@ Readings of the text (``tests/test_puss_rules.py`` replays its worked example):
 * packet tops go to the foundations between deals, not while a dealt card
   waits to be placed (which would let a player dodge the forced placement);
 * the book's example merges packets with the 7 of clubs in hand, but with the
-  7 of hearts only after placing it and building the 8 and 9 of diamonds; so
-  by default (``sevens_after_placing=True``) the privilege stays open from
-  the deal of the 7 until the next deal; ``False`` gives RULES.md's wording
-  ("before it is placed");
+  7 of hearts only after placing it and building the 8 and 9 of diamonds;
+  the default follows RULES.md ("before it is placed"), and
+  ``sevens_after_placing=True`` keeps the privilege open from the deal of
+  the 7 until the next deal, as that second merge needs;
 * the example puts the 3 of clubs on a packet although it fits the 2 of
   spades; the book's rule ("if it will build ... put it on") is kept as the
   default, so that play needs ``forced_foundation=False``;
@@ -135,8 +135,8 @@ class PussOptions:
     forced_foundation: bool = True
     #: The sevens privilege may be used after the 7 is placed (and after plays
     #: to the foundations) until the next card is dealt, as the book's worked
-    #: example does with the 7 of hearts; False: only before the 7 is placed.
-    sevens_after_placing: bool = True
+    #: example does with the 7 of hearts; False (RULES.md): only before the 7 is placed.
+    sevens_after_placing: bool = False
 
 
 class PussState:
