@@ -262,6 +262,20 @@ def foot_run(column: Sequence[int]) -> int:
     return run
 
 
+def moved_delta(cards: Sequence[int], k: int, src: int, dst: int, dst_row: int) -> int:
+    """Fingerprint change of moving the last ``k`` of ``cards`` (slot ``src``) to slot ``dst`` from ``dst_row`` on."""
+    n = len(cards)
+    d = 0
+    bi = src * _ROW + (n - k) * 52
+    bj = dst * _ROW + dst_row * 52
+    for t in range(n - k, n):
+        c = cards[t]
+        d ^= ZCARD[bi + c] ^ ZCARD[bj + c]
+        bi += 52
+        bj += 52
+    return d
+
+
 class MilliganGame(Game[MilliganState]):
     """Rules shared by the family; subclasses set the variant settings only."""
 
@@ -584,17 +598,8 @@ class MilliganGame(Game[MilliganState]):
                 for j in (expo[target], expo2.get(target, -1)) if expo2 else (expo[target],):
                     if j < 0:
                         continue
-                    if check:
-                        d = h
-                        bi = i * _ROW + (n - k) * 52
-                        bj = j * _ROW + len(cols[j]) * 52
-                        for t in range(n - k, n):
-                            c = col[t]
-                            d ^= ZCARD[bi + c] ^ ZCARD[bj + c]
-                            bi += 52
-                            bj += 52
-                        if d in seen:
-                            continue
+                    if check and h ^ moved_delta(col, k, i, j, len(cols[j])) in seen:
+                        continue
                     acts.append(CC_BASE[i][j] + k - 1)
             if empties:
                 if self.vacancy_any:
@@ -604,17 +609,8 @@ class MilliganGame(Game[MilliganState]):
                     ks = (kd,) if kd <= run else ()
                 for k in ks:
                     for j in empties:
-                        if check:
-                            d = h
-                            bi = i * _ROW + (n - k) * 52
-                            bj = j * _ROW
-                            for t in range(n - k, n):
-                                c = col[t]
-                                d ^= ZCARD[bi + c] ^ ZCARD[bj + c]
-                                bi += 52
-                                bj += 52
-                            if d in seen:
-                                continue
+                        if check and h ^ moved_delta(col, k, i, j, 0) in seen:
+                            continue
                         acts.append(CC_BASE[i][j] + k - 1)
 
         # the reserve
@@ -642,16 +638,9 @@ class MilliganGame(Game[MilliganState]):
                         continue
                     for k in range(1, runs[i] + 1):
                         if check:
-                            d = h
+                            d = h ^ moved_delta(col, k, i, _R, 0)
                             if waiver:
                                 d ^= ZORIGIN[0] ^ ZORIGIN[i + 1]
-                            bi = i * _ROW + (n - k) * 52
-                            bj = zr
-                            for t in range(n - k, n):
-                                c = col[t]
-                                d ^= ZCARD[bi + c] ^ ZCARD[bj + c]
-                                bi += 52
-                                bj += 52
                             if d in seen:
                                 continue
                         acts.append(CR + i * MAX_RUN + k - 1)
@@ -713,16 +702,9 @@ class MilliganGame(Game[MilliganState]):
                 if j < 0:
                     continue
                 if check:
-                    d = h
+                    d = h ^ moved_delta(reserve, k, _R, j, len(cols[j]))
                     if k == nres:
                         d ^= ZORIGIN[origin + 1] ^ ZORIGIN[0]
-                    bi = _R * _ROW + (nres - k) * 52
-                    bj = j * _ROW + len(cols[j]) * 52
-                    for t in range(nres - k, nres):
-                        c = reserve[t]
-                        d ^= ZCARD[bi + c] ^ ZCARD[bj + c]
-                        bi += 52
-                        bj += 52
                     if d in seen:
                         continue
                 acts.append(RC + j * MAX_RUN + k - 1)
