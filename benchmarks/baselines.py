@@ -4,7 +4,7 @@ Writes ``benchmarks/results/baselines.json`` and ``baselines.md`` and, with
 ``--update-readme``, replaces the table between the README's
 ``<!-- baselines:start -->`` and ``<!-- baselines:end -->`` markers.
 
-Usage: ``python benchmarks/baselines.py [--episodes 1000] [--seed 0] [--env ID ...] [--update-readme]``
+Usage: ``python -m benchmarks.baselines [--episodes 1000] [--seed 0] [--env ID ...] [--update-readme]``
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import argparse
 import json
 import os
 import platform
-import re
 from pathlib import Path
 
 import gymnasium as gym
 
 import patience_gym
 from agents.evaluate import evaluate
+from benchmarks.readme import update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -60,15 +60,6 @@ def to_markdown(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def update_readme(table: str) -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text()
-    pattern = re.compile(r"(<!-- baselines:start -->\n).*?(<!-- baselines:end -->)", re.S)
-    if not pattern.search(text):
-        raise SystemExit("README.md has no <!-- baselines:start --> ... <!-- baselines:end --> markers")
-    readme.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=1000)
@@ -83,7 +74,7 @@ def main() -> None:
     (RESULTS / "baselines.md").write_text(table)
     print(table)
     if args.update_readme:
-        update_readme(table)
+        update_readme("baselines", table)
 
 
 if __name__ == "__main__":

@@ -7,21 +7,27 @@ open_spiel``), is timed in the same run doing the same per-step work: legal
 action mask + observation tensor + apply; only its player moves count as
 steps (its chance moves, which turn cards, are applied but not counted).
 
-Usage: ``python benchmarks/env_speed.py [--seconds 5] [--env ID ...] [--json out.json]``
+Usage: ``python -m benchmarks.env_speed [--seconds 5] [--env ID ...] [--json out.json] [--update-readme]``
+
+Writes ``benchmarks/results/env_speed.json`` and ``.md``; ``--update-readme`` puts the table between the
+README's ``<!-- speed:start -->`` and ``<!-- speed:end -->`` markers.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import time
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 import patience_gym
+from benchmarks.readme import update_readme
 
 TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
     "patience_gym/Golf-v0": 4.0,
@@ -31,6 +37,9 @@ TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
     "patience_gym/MissMilliganPocket-v0": 2.0,
     "patience_gym/PussInTheCorner-v0": 4.0,
 }
+
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _pick(mask: np.ndarray, u: float) -> int:
@@ -97,30 +106,49 @@ def time_openspiel(seconds: float, seed: int = 0) -> dict[str, Any] | None:
     }
 
 
+def to_markdown(rows: list[dict[str, Any]], reference: dict[str, Any] | None, machine: str) -> str:
+    """The speed table: steps per second, ratio to OpenSpiel's Klondike and the target."""
+    lines = [
+        f"Masked-random steps per second through `gym.make`, one process, on {machine}.",
+        "",
+        "| env | steps/s | vs OpenSpiel Klondike | target |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in rows:
+        ratio = row.get("ratio_to_openspiel", float("nan"))
+        target = TARGETS.get(row["env"])
+        met = "" if target is None or reference is None else (" (met)" if ratio >= target else " (missed)")
+        shown = f"{target:.0f}x{met}" if target else "-"
+        lines.append(f"| {row['env'].split('/')[-1]} | {row['steps_per_s']:,.0f} | {ratio:.2f}x | {shown} |")
+    if reference:
+        lines.append(f"| OpenSpiel `solitaire` (Klondike) | {reference['steps_per_s']:,.0f} | 1.00x | |")
+    else:
+        lines.append("| OpenSpiel not installed (`pip install open_spiel`): no reference | | | |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0, help="timing per env")
     parser.add_argument("--env", nargs="*", default=sorted(patience_gym.ENVS), help="env ids (default: all)")
     parser.add_argument("--json", dest="json_path")
+    parser.add_argument("--update-readme", action="store_true")
     args = parser.parse_args()
     rows = [time_env(env_id, args.seconds) for env_id in args.env]
     reference = time_openspiel(args.seconds)
-    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
-    print(f"{'env':40s} {'steps/s':>10s} {'vs OpenSpiel':>13s} {'target':>7s}")
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     for row in rows:
-        ratio = row["steps_per_s"] / reference["steps_per_s"] if reference else float("nan")
-        row["ratio_to_openspiel"] = ratio
-        target = TARGETS.get(row["env"])
-        mark = "" if target is None or not reference else (" ok" if ratio >= target else " BELOW")
-        shown = f"{target:.0f}x{mark}" if target else "-"
-        print(f"{row['env']:40s} {row['steps_per_s']:10.0f} {ratio:12.2f}x {shown:>7s}")
-    if reference:
-        print(f"{reference['env']:40s} {reference['steps_per_s']:10.0f} {1:12.2f}x")
-    else:
-        print("OpenSpiel not installed (pip install open_spiel): no reference rate")
+        row["ratio_to_openspiel"] = row["steps_per_s"] / reference["steps_per_s"] if reference else float("nan")
+    table = to_markdown(rows, reference, machine)
+    print(table)
+    data = {"machine": machine, "envs": rows, "openspiel": reference}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "env_speed.json").write_text(json.dumps(data, indent=2))
+    (RESULTS / "env_speed.md").write_text(table)
     if args.json_path:
-        with open(args.json_path, "w") as fh:
-            json.dump({"envs": rows, "openspiel": reference}, fh, indent=2)
+        Path(args.json_path).write_text(json.dumps(data, indent=2))
+    if args.update_readme:
+        update_readme("speed", table)
 
 
 if __name__ == "__main__":

@@ -4,15 +4,16 @@ Each ``benchmarks/runs/<name>/`` holds what ``train.py`` wrote for a full run
 (``results.json``, ``training.json``, ``report.md``, ``config.yaml``, plots);
 ``benchmarks/train_all.sh`` produces them. This script only reads them.
 
-Usage: ``python benchmarks/results.py [--update-readme]``
+Usage: ``python -m benchmarks.results [--update-readme]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
+
+from benchmarks.readme import update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "benchmarks" / "runs"
@@ -64,12 +65,7 @@ def main() -> None:
     table = to_markdown(runs)
     print(table)
     if args.update_readme:
-        readme = ROOT / "README.md"
-        text = readme.read_text()
-        pattern = re.compile(r"(<!-- results:start -->\n).*?(<!-- results:end -->)", re.S)
-        if not pattern.search(text):
-            raise SystemExit("README.md has no <!-- results:start --> ... <!-- results:end --> markers")
-        readme.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text))
+        update_readme("results", table)
 
 
 if __name__ == "__main__":

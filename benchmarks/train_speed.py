@@ -6,7 +6,7 @@ config (network, n_envs, PPO hyperparameters) in one process
 call, so the env's share of the wall time is measured, the rest being the
 network (rollout inference and the PPO update) and SB3's bookkeeping.
 
-Usage: ``python benchmarks/train_speed.py [--steps 20000] [--config configs/golf.yaml ...] [--json out.json]``
+Usage: ``python -m benchmarks.train_speed [--steps 20000] [--config configs/golf.yaml ...] [--json out.json]``
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.baselines import to_markdown
 from benchmarks.env_speed import time_env
 
@@ -32,3 +34,27 @@ def test_baselines_markdown_lists_every_row():
     }
     text = to_markdown(data)
     assert "| Golf-v0 | random | 1.00 ± 0.50 (lower is better) |" in text and "| Golf-v0 | greedy |" in text
+
+
+def test_speed_table_marks_targets_against_the_reference():
+    from benchmarks.env_speed import to_markdown
+
+    rows = [
+        {"env": "patience_gym/Golf-v0", "steps_per_s": 5000.0, "ratio_to_openspiel": 5.0},
+        {"env": "patience_gym/Giant-v0", "steps_per_s": 1000.0, "ratio_to_openspiel": 1.0},
+    ]
+    text = to_markdown(rows, {"steps_per_s": 1000.0}, "test")
+    assert "| Golf-v0 | 5,000 | 5.00x | 4x (met) |" in text
+    assert "| Giant-v0 | 1,000 | 1.00x | 2x (missed) |" in text
+    assert "no reference" in to_markdown(rows, None, "test")
+
+
+def test_update_readme_replaces_only_between_its_markers(tmp_path):
+    from benchmarks.readme import update_readme
+
+    readme = tmp_path / "README.md"
+    readme.write_text("a\n<!-- t:start -->\nold\n<!-- t:end -->\nb\n")
+    update_readme("t", "new\n", readme)
+    assert readme.read_text() == "a\n<!-- t:start -->\nnew\n<!-- t:end -->\nb\n"
+    with pytest.raises(SystemExit, match="no <!-- u:start -->"):
+        update_readme("u", "x", readme)
