@@ -7,6 +7,8 @@ call, so the env's share of the wall time is measured, the rest being the
 network (rollout inference and the PPO update) and SB3's bookkeeping.
 
 Usage: ``python -m benchmarks.train_speed [--steps 20000] [--config configs/golf.yaml ...] [--json out.json]``
+
+Writes ``benchmarks/results/train_speed.json`` and ``.md``.
 """
 
 from __future__ import annotations
@@ -86,6 +88,22 @@ def measure(config_path: Path, steps: int) -> dict[str, Any]:
     }
 
 
+def to_markdown(rows: list[dict[str, Any]], machine: str) -> str:
+    """Steps per second during MaskablePPO and the share of the time inside the env."""
+    lines = [
+        f"MaskablePPO training throughput, each env with its committed config, one process, on {machine}.",
+        "",
+        "| env | config | steps/s | in the env | network + SB3 |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['env'].split('/')[-1]} | `{r['config']}` | {r['steps_per_s']:,.0f} | "
+            f"{100 * r['env_share']:.0f}% | {100 * (1 - r['env_share']):.0f}% |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
@@ -104,6 +122,12 @@ def main() -> None:
             f"{row['env']:38s} {row['steps_per_s']:8.0f} {100 * row['env_share']:6.1f}% "
             f"{100 * (1 - row['env_share']):11.1f}%"
         )
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, torch threads {torch.get_num_threads()}"
+    table = to_markdown(rows, machine)
+    results = ROOT / "benchmarks" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "train_speed.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=2))
+    (results / "train_speed.md").write_text(table)
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(rows, indent=2))
 
