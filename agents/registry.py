@@ -20,10 +20,18 @@ GREEDY: dict[str, str] = {
 SOLVER: dict[str, str] = {
     "golf": "agents.golf_solver:GolfSolverAgent",
     "golf_round": "agents.golf_solver:GolfSolverAgent",
+    "puss_in_the_corner": "agents.puss_solver:PussSolverAgent",
 }
 
 #: Game name -> "module:Class" of its search planner (sees only the visible position).
-PLANNER: dict[str, str] = {}
+PLANNER: dict[str, str] = {
+    "golf": "agents.planners.golf:GolfPlanner",
+    "golf_round": "agents.planners.golf:GolfPlanner",
+    "puss_in_the_corner": "agents.planners.puss:PussPlanner",
+    "miss_milligan": "agents.planners.milligan:MilliganPlanner",
+    "giant": "agents.planners.milligan:MilliganPlanner",
+    "miss_milligan_pocket": "agents.planners.milligan:MilliganPlanner",
+}
 
 _BY_KIND = {"greedy": GREEDY, "solver": SOLVER, "planner": PLANNER}
 

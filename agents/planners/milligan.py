@@ -1,0 +1,140 @@
+"""Miss Milligan family planner: depth-limited greedy rollouts on sampled stock orders.
+
+Each sampled world deals the unseen cards (the two packs minus the columns,
+the foundations and the waiver or pocket) in a random order as the stock.
+A candidate move is scored by playing the greedy baseline
+(:mod:`agents.greedy_milligan`, which reads only the visible position) after
+it until ``deals`` deals have been made (the move itself counting if it is
+one) and the greedy is about to deal again, or the end, or ``max_moves``
+moves, and taking the greedy's position score there. Every candidate is
+thus judged after the same number of deals, so dealing early gains nothing
+from a fixed move horizon. (The score: +100 per card on the foundations,
+less covered needed cards, broken sequences and a held reserve card; see
+:func:`agents.greedy_milligan.evaluate`.)
+
+Once the stock is out nothing is hidden, and the planner plays the greedy's
+move (with the greedy's own short search): short rollouts misjudged those
+endings (moving foundation cards down into dead ends in Giant and the pocket
+version), and rollouts to the end cost too much time per game.
+
+To fit a game into a minute or less the search is pruned, as a heuristic (not
+a proven dominance): a card raising the foundations to a new high is played
+at once, as the greedy does; and only the greedy's own move, the deal, and
+the ``top`` other moves whose resulting positions score best are searched.
+
+With only a few sampled stocks the values are noisy, so another move must
+beat the greedy's by ``margin`` (50: half a foundation card) on average.
+
+Budget per move (defaults): 3 sampled stocks, rollouts through one deal
+and at most 60 moves, 4 candidates besides the greedy's move and the deal,
+and no new world once 1 s has gone. Results against the greedy:
+``benchmarks/results/planners.md`` (this planner does not beat it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from agents.greedy_milligan import MilliganGreedy, evaluate
+from agents.planners.base import DeterminizationPlanner
+from patience_gym.env import PatienceEnv
+from patience_gym.games.milligan import MilliganGame, MilliganState
+from patience_gym.games.milligan_tables import CF, DEAL, RF
+
+SAMPLES = 3
+DEALS = 1
+MAX_MOVES = 60
+TOP = 4
+MAX_SECONDS = 1.0
+MARGIN = 50.0
+
+
+class MilliganPlanner(DeterminizationPlanner):
+    """Depth-limited greedy rollouts over sampled stocks, pruned (see module docstring)."""
+
+    deck = Counter({card: 2 for card in range(52)})
+
+    def __init__(
+        self,
+        samples: int = SAMPLES,
+        max_seconds: float | None = MAX_SECONDS,
+        deals: int = DEALS,
+        max_moves: int = MAX_MOVES,
+        top: int = TOP,
+        margin: float = MARGIN,
+    ) -> None:
+        super().__init__(samples, max_seconds, margin)
+        self._greedy = MilliganGreedy()
+        self.deals = deals
+        self.max_moves = max_moves
+        self.top = top
+
+    def position(self, env: PatienceEnv) -> tuple[MilliganGame, MilliganState]:
+        assert isinstance(env.game, MilliganGame), "MilliganPlanner plays the Miss Milligan family only"
+        return env.game, env.state
+
+    def visible_cards(self, game: Any, state: MilliganState) -> list[int]:
+        cards = [c for col in state.columns for c in col] + list(state.reserve)
+        for slot, height in enumerate(state.found):
+            base = (slot >> 1) * 13  # slots 2s and 2s+1 hold suit s
+            cards.extend(range(base, base + height))
+        return cards
+
+    def with_hidden(self, game: Any, state: MilliganState, order: tuple[int, ...]) -> MilliganState:
+        world = state.copy()  # its stock is overwritten below, never read
+        world.stock = order
+        world.pos = 0
+        return world
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._greedy = MilliganGreedy()
+
+    def shortcut(self, game: MilliganGame, state: MilliganState, legal: list[int]) -> int | None:
+        if state.stock_left == 0:  # nothing hidden: the greedy's own search plays the ending
+            return self._greedy.choose(game, state, game.legal_mask(state))
+        for action in legal:
+            if CF <= action <= RF and game.is_progress(state, action):
+                return action
+        return None
+
+    def candidates(self, game: MilliganGame, state: MilliganState, legal: list[int]) -> list[int]:
+        scored = []
+        for action in legal:
+            if action == DEAL:
+                continue  # dealing reads the stock: never tried on the real state
+            after = state.copy()
+            game.apply(after, action)
+            scored.append((-evaluate(after), action))
+        scored.sort()
+        kept = {a for _, a in scored[: self.top]}
+        if DEAL in legal:
+            kept.add(DEAL)
+        greedy = self._greedy_move(game, state, legal)
+        kept.add(greedy)
+        return sorted(kept)
+
+    @staticmethod
+    def _greedy_move(game: MilliganGame, state: MilliganState, legal: list[int]) -> int:
+        return MilliganGreedy().choose(game, state, game.legal_mask(state))
+
+    def preferred(self, game: MilliganGame, world: MilliganState, candidates: Sequence[int]) -> int:
+        return self._greedy_move(game, world, list(candidates))
+
+    def value(self, game: MilliganGame, world: MilliganState, action: int) -> float:
+        state = world.copy()
+        game.apply(state, action)
+        deals = int(action == DEAL)
+        policy = MilliganGreedy()
+        for _ in range(self.max_moves):
+            if game.is_over(state):
+                break
+            move = policy.choose(game, state, game.legal_mask(state))
+            if move == DEAL:
+                if deals == self.deals:
+                    break
+                deals += 1
+            game.apply(state, move)
+        return float(evaluate(state))

@@ -1,0 +1,132 @@
+"""Puss in the Corner planner: greedy rollouts on sampled orders of the undealt pack.
+
+In the first pass the undealt pack is face down: each sampled world deals the
+unseen cards (the 52 minus the foundations, the packets and the dealt card)
+in a random order. Each candidate move is scored by playing the greedy
+baseline (:mod:`agents.greedy_puss`, which reads only what a player sees)
+from the position after the move to the end of the game (or for ``depth``
+moves), the value being the cards on the foundations.
+
+The packets taken up for the redeal were face up, so the planner remembers
+them in the order it took them: in the second pass the pack's order is known
+and one world is searched. (Given a second-pass position it did not watch
+being made, it samples that pack like the first.) The take-up order itself
+is chosen by the greedy's search over every order of the packets on that
+known world. Placements equivalent by symmetry (two empty corners, two piles
+of one colour needing the same rank, merges leaving the same packets) are
+searched once.
+
+Budget per move (defaults): 6 sampled packs, full rollouts, and no new world
+once 0.5 s has gone; a game takes a few seconds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from agents.greedy_puss import choose_move
+from agents.planners.base import DeterminizationPlanner
+from patience_gym.env import PatienceEnv
+from patience_gym.games.puss import DEAL, NUM_CORNERS, REDEAL, TAKE, PussInTheCorner, PussState
+
+SAMPLES = 6
+MAX_SECONDS = 0.5
+DEPTH: int | None = None
+
+
+class PussPlanner(DeterminizationPlanner):
+    """Greedy rollouts over sampled packs; remembers the packets taken up (see module docstring)."""
+
+    deck = Counter(range(52))
+
+    def __init__(self, samples: int = SAMPLES, max_seconds: float | None = MAX_SECONDS, depth: int | None = DEPTH):
+        super().__init__(samples, max_seconds)
+        self.depth = depth
+        self._taken: list[int] = []  # the packets taken up for the redeal, in order (what was seen)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._taken = []
+
+    def position(self, env: PatienceEnv) -> tuple[PussInTheCorner, PussState]:
+        assert isinstance(env.game, PussInTheCorner), "PussPlanner plays Puss in the Corner only"
+        return env.game, env.state
+
+    def visible_cards(self, game: Any, state: PussState) -> list[int]:
+        cards = [c for pile in state.foundations for c in pile] + [c for packet in state.corners for c in packet]
+        if state.hand >= 0:
+            cards.append(state.hand)
+        return cards
+
+    def recalled_order(self, game: Any, state: PussState, unseen: Sequence[int]) -> Sequence[int] | None:
+        if not unseen:
+            return []
+        if state.pass_no == 1 and state.phase != REDEAL:
+            return None  # the first pass's pack: never seen
+        n = len(unseen)
+        remembered = self._taken[len(self._taken) - n :] if len(self._taken) >= n else []
+        return remembered if sorted(remembered) == list(unseen) else None
+
+    def with_hidden(self, game: Any, state: PussState, order: tuple[int, ...]) -> PussState:
+        world = state.copy()  # its hidden fields are overwritten below, never read
+        if state.phase == REDEAL:
+            world.redeal = list(order)
+        else:
+            world.pack = order
+            world.pos = 0
+        return world
+
+    def shortcut(self, game: PussInTheCorner, state: PussState, legal: list[int]) -> int | None:
+        if all(a >= TAKE for a in legal):
+            return choose_move(game, self.determinize(game, state), plan_redeal=True)
+        return None
+
+    def candidates(self, game: PussInTheCorner, state: PussState, legal: list[int]) -> list[int]:
+        kept: list[int] = []
+        keys: set[Any] = set()
+        for action in legal:
+            if action == DEAL or action >= TAKE:
+                kept.append(action)  # these read the pack or redeal: never tried on the real state
+                continue
+            after = state.copy()
+            game.apply(after, action)
+            key = _symmetric_key(after)
+            if key not in keys:
+                keys.add(key)
+                kept.append(action)
+        return kept
+
+    def preferred(self, game: PussInTheCorner, world: PussState, candidates: Sequence[int]) -> int:
+        return choose_move(game, world, plan_redeal=False)
+
+    def value(self, game: PussInTheCorner, world: PussState, action: int) -> float:
+        state = world.copy()
+        game.apply(state, action)
+        steps = 0
+        while not game.is_over(state) and (self.depth is None or steps < self.depth):
+            game.apply(state, choose_move(game, state, plan_redeal=False))
+            steps += 1
+        return game.score(state)
+
+    def chosen(self, game: Any, state: PussState, action: int) -> None:
+        if action < TAKE:
+            return
+        k = action - TAKE
+        self._taken.extend(state.corners[k])
+        left = [i for i in range(NUM_CORNERS) if i != k and state.corners[i]]
+        if len(left) == 1:  # the rules take the last packet up at once
+            self._taken.extend(state.corners[left[0]])
+
+
+def _symmetric_key(state: PussState) -> tuple[Any, ...]:
+    """The position up to swapping corners and swapping the two piles of a colour (placements only)."""
+    need = state.need
+    return (
+        tuple(sorted(tuple(p) for p in state.corners)),
+        tuple(sorted((need[0], need[3]))),
+        tuple(sorted((need[1], need[2]))),
+        state.hand,
+        state.seven,
+    )

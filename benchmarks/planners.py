@@ -1,0 +1,122 @@
+"""Random, greedy and the search planner on the same seeded deals of every env.
+
+The planner (:mod:`agents.planners`) sees only the visible position and
+samples the unseen cards; its budget per move is the registered default,
+recorded in the output. Writes ``benchmarks/results/planners.json`` and
+``planners.md``.
+
+Usage: ``python benchmarks/planners.py [--seed 0] [--env ID=N ...]`` (N deals
+of env ID; the default sizes take about 15 minutes of one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+import patience_gym  # noqa: F401 - registers the envs
+from agents.evaluate import evaluate
+from agents.registry import make_agent
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+AGENTS = ["random", "greedy", "planner"]
+
+#: Deals per env (seeds seed .. seed+N-1), sized to the planner's time per game.
+DEFAULT_DEALS = {
+    "patience_gym/Golf-v0": 200,
+    "patience_gym/GolfRound-v0": 10,
+    "patience_gym/PussInTheCorner-v0": 100,
+    "patience_gym/MissMilligan-v0": 10,
+    "patience_gym/Giant-v0": 10,
+    "patience_gym/MissMilliganPocket-v0": 10,
+}
+
+_BUDGET_FIELDS = ("samples", "max_seconds", "max_nodes", "depth", "deals", "max_moves", "top", "margin")
+
+
+def planner_budget(game_name: str) -> dict[str, Any]:
+    """The planner's per-move budget settings for a game (its registered defaults)."""
+    agent = make_agent("planner", game_name)
+    return {k: getattr(agent, k) for k in _BUDGET_FIELDS if hasattr(agent, k)}
+
+
+def measure(deals: dict[str, int], seed: int) -> dict[str, Any]:
+    rows = []
+    for env_id, episodes in deals.items():
+        game = gym.make(env_id).unwrapped.game  # type: ignore[attr-defined]
+        budget = planner_budget(game.name)
+        for summary in evaluate(env_id, AGENTS, episodes, seed):
+            row = summary.row()
+            row.update(
+                env=env_id,
+                lower_score_is_better=game.lower_score_is_better,
+                seconds_per_game=summary.seconds / episodes,
+                budget=budget if summary.agent == "planner" else None,
+            )
+            rows.append(row)
+            print(
+                f"{env_id:38s} {row['agent']:7s} {row['mean_score']:8.2f} ± {row['score_ci95']:.2f}  "
+                f"win {100 * row['win_rate']:5.1f}%  {row['seconds_per_game']:.3f} s/game",
+                flush=True,
+            )
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    return {"seed": seed, "deals": deals, "machine": machine, "rows": rows}
+
+
+def to_markdown(data: dict[str, Any]) -> str:
+    lines = [
+        f"Random, greedy and planner on the same seeded deals per env (seeds {data['seed']}..{data['seed']}+N-1); "
+        "± is the 95% CI half-width of the mean, win-rate intervals are Wilson 95%. "
+        "Golf scores: lower is better. Seconds are wall time per game on one core of a shared machine "
+        f"({data['machine']}).",
+        "",
+        "| env | agent | deals | mean score | win rate [95% CI] | mean moves | s / game |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in data["rows"]:
+        lo, hi = r["win_ci95"]
+        lines.append(
+            f"| {r['env'].split('/')[-1]} | {r['agent']} | {r['episodes']} | {r['mean_score']:.2f} ± "
+            f"{r['score_ci95']:.2f} | {100 * r['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
+            f"{r['mean_moves']:.1f} | {r['seconds_per_game']:.3f} |"
+        )
+    lines += ["", "Planner budget per move (registered defaults):", ""]
+    for r in data["rows"]:
+        if r["budget"] is not None:
+            settings = ", ".join(f"{k}={v}" for k, v in r["budget"].items())
+            lines.append(f"- {r['env'].split('/')[-1]}: {settings}")
+    return "\n".join(lines) + "\n"
+
+
+def parse_deals(items: list[str] | None) -> dict[str, int]:
+    if not items:
+        return dict(DEFAULT_DEALS)
+    deals = {}
+    for item in items:
+        env_id, _, n = item.partition("=")
+        deals[env_id] = int(n) if n else DEFAULT_DEALS.get(env_id, 10)
+    return deals
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--env", nargs="*", help="ID=N: play N deals of env ID (default: every env, sized)")
+    parser.add_argument("--out", default="planners", help="output file stem under benchmarks/results/")
+    args = parser.parse_args()
+    data = measure(parse_deals(args.env), args.seed)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{args.out}.json").write_text(json.dumps(data, indent=2) + "\n")
+    (RESULTS / f"{args.out}.md").write_text(to_markdown(data))
+    print(to_markdown(data))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""Search planners: they never read the hidden cards, play legally, repeat under a seed, keep their budget."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agents.evaluate import evaluate
+from agents.greedy_golf import choose_move as golf_greedy
+from agents.greedy_puss import choose_move as puss_greedy
+from agents.planners.base import DeterminizationPlanner
+from agents.planners.golf import GolfPlanner
+from agents.planners.milligan import MilliganPlanner
+from agents.planners.puss import PussPlanner
+from agents.registry import make_agent
+from patience_gym.games.golf import Golf
+from patience_gym.games.milligan import Giant, MissMilligan, MissMilliganPocket
+from patience_gym.games.puss import PussInTheCorner
+
+
+class Sealed(tuple):  # type: ignore[type-arg]
+    """A face-down pile: its length is visible, reading any card fails the test."""
+
+    def __getitem__(self, index: Any) -> Any:
+        raise AssertionError("the planner read a hidden card")
+
+    def __iter__(self) -> Any:
+        raise AssertionError("the planner read the hidden cards")
+
+
+def _reorder_hidden(state: Any, field: str, rng: np.random.Generator, sealed: bool = False) -> Any:
+    """A copy of ``state`` whose face-down cards (``field[pos:]``) are in another order."""
+    new = state.copy()
+    cards = list(tuple.__iter__(getattr(state, field)))
+    hidden = cards[state.pos :]
+    order = [hidden[i] for i in rng.permutation(len(hidden))]
+    setattr(new, field, (Sealed if sealed else tuple)(order))
+    new.pos = 0
+    return new
+
+
+def _choose(planner: DeterminizationPlanner, game: Any, state: Any, seed: int) -> int:
+    planner.reset(seed)
+    env = SimpleNamespace(game=game, state=state)
+    return planner.act(env, np.zeros(1), game.legal_mask(state))  # type: ignore[arg-type]
+
+
+def _positions(game: Any, policy: Any, seed: int, stops: tuple[int, ...]) -> list[Any]:
+    """Positions of a game played by ``policy``, after each number of moves in ``stops``, where the choice is real."""
+    state = game.init(np.random.default_rng(seed))
+    found = []
+    for move in range(max(stops) + 400):
+        if game.is_over(state):
+            break
+        if move >= min(stops) and len(game.legal_actions(state)) > 1:
+            found.append(state.copy())
+            stops = tuple(s for s in stops if s > move) or (10**9,)
+        game.apply(state, policy(game, state))
+    return found
+
+
+def _check_no_peek(planner: DeterminizationPlanner, game: Any, positions: list[Any], field: str) -> None:
+    rng = np.random.default_rng(7)
+    assert positions, "no position with a choice was found"
+    searched = planner.stats["searched"]
+    for state in positions:
+        for seed in (0, 1):
+            a = _choose(planner, game, _reorder_hidden(state, field, rng), seed)
+            b = _choose(planner, game, _reorder_hidden(state, field, rng), seed)
+            sealed = _choose(planner, game, _reorder_hidden(state, field, rng, sealed=True), seed)
+            assert a == b == sealed
+            assert game.legal_mask(state)[a]
+    assert planner.stats["searched"] > searched, "no position was searched: the test proves nothing"
+
+
+def test_golf_planner_never_reads_the_stock() -> None:
+    game = Golf()
+    positions = _positions(game, lambda g, s: golf_greedy(g, s, g.legal_mask(s)), 3, (0, 6, 15))
+    _check_no_peek(GolfPlanner(samples=4, max_seconds=None, max_nodes=5_000), game, positions, "stock")
+
+
+def test_puss_planner_never_reads_the_pack() -> None:
+    game = PussInTheCorner()
+    positions = _positions(game, lambda g, s: puss_greedy(g, s), 4, (5, 30, 70))
+    _check_no_peek(PussPlanner(samples=2, max_seconds=None, depth=20), game, positions, "pack")
+
+
+@pytest.mark.parametrize("game", [MissMilligan(), Giant(), MissMilliganPocket()], ids=lambda g: g.name)
+def test_milligan_planner_never_reads_the_stock(game: Any) -> None:
+    positions = _positions(game, lambda g, s: g.legal_actions(s)[-1], 5, (0, 3))
+    planner = MilliganPlanner(samples=2, max_seconds=None, max_moves=10)
+    _check_no_peek(planner, game, positions, "stock")
+
+
+def test_puss_planner_remembers_the_redeal_it_made() -> None:
+    game = PussInTheCorner()
+    planner = PussPlanner(samples=1, max_seconds=None, depth=5)
+    planner.reset(0)
+    state = game.init(np.random.default_rng(11))
+    while state.pass_no == 1 and not game.is_over(state):
+        env = SimpleNamespace(game=game, state=state)
+        game.apply(state, planner.act(env, np.zeros(1), game.legal_mask(state)))  # type: ignore[arg-type]
+    assert state.pass_no == 2
+    unseen = planner.unseen(game, state)
+    assert list(planner.recalled_order(game, state, unseen) or []) == list(state.pack[state.pos :])
+
+
+def test_golf_planner_is_deterministic_under_a_seed() -> None:
+    game = Golf()
+    runs = []
+    for _ in range(2):
+        planner = GolfPlanner(samples=3, max_seconds=None, max_nodes=3_000)
+        planner.reset(5)
+        state = game.init(np.random.default_rng(9))
+        moves = []
+        while not game.is_over(state):
+            a = planner.act(SimpleNamespace(game=game, state=state), np.zeros(1), game.legal_mask(state))  # type: ignore[arg-type]
+            assert game.legal_mask(state)[a]
+            moves.append(a)
+            game.apply(state, a)
+        runs.append(moves)
+    assert runs[0] == runs[1]
+
+
+def test_time_budget_per_move_is_kept() -> None:
+    game = Golf()
+    (state,) = _positions(game, lambda g, s: golf_greedy(g, s, g.legal_mask(s)), 2, (0,))
+    planner = GolfPlanner(samples=100_000, max_seconds=0.05, max_nodes=2_000)
+    planner.reset(0)
+    start = time.perf_counter()
+    action = planner.search(game, state, game.legal_actions(state))
+    elapsed = time.perf_counter() - start
+    assert game.legal_mask(state)[action]
+    assert elapsed < 0.05 + 0.2  # slack: one world past the estimate, on a loaded machine
+    assert planner.stats["cut_by_time"] == 1
+    assert 1 <= planner.stats["worlds"] < 100_000
+
+
+def test_golf_planner_is_no_worse_than_greedy() -> None:
+    """Over 30 deals (paired), hindsight optimisation loses no strokes to the greedy on average."""
+    game = Golf()
+    planner = GolfPlanner(samples=4, max_seconds=None, max_nodes=5_000)
+    diffs = []
+    for seed in range(30):
+        scores = []
+        for use_planner in (True, False):
+            planner.reset(seed)
+            state = game.init(np.random.default_rng(seed))
+            while not game.is_over(state):
+                mask = game.legal_mask(state)
+                if use_planner:
+                    a = planner.act(SimpleNamespace(game=game, state=state), np.zeros(1), mask)  # type: ignore[arg-type]
+                else:
+                    a = golf_greedy(game, state, mask)
+                game.apply(state, a)
+            scores.append(game.score(state))
+        diffs.append(scores[0] - scores[1])
+    assert np.mean(diffs) <= 0.0
+
+
+@pytest.mark.parametrize("env_id", ["patience_gym/Golf-v0", "patience_gym/PussInTheCorner-v0"])
+def test_evaluate_reports_the_planner(env_id: str) -> None:
+    (summary,) = evaluate(env_id, ["planner"], episodes=2)
+    assert summary.agent == "planner"
+    assert summary.episodes == 2 and len(summary.scores) == 2
+
+
+def test_registry_has_a_planner_for_every_game() -> None:
+    for name in ("golf", "golf_round", "puss_in_the_corner", "miss_milligan", "giant", "miss_milligan_pocket"):
+        assert isinstance(make_agent("planner", name), DeterminizationPlanner)
