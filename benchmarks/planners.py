@@ -1,12 +1,13 @@
-"""Random, greedy and the search planner on the same seeded deals of every env.
+"""Random, greedy, the search planner and the perfect-knowledge solver on the same seeded deals of every env.
 
 The planner (:mod:`agents.planners`) sees only the visible position and
 samples the unseen cards; its budget per move is the registered default,
-recorded in the output. Writes ``benchmarks/results/planners.json`` and
-``planners.md``.
+recorded in the output. The solver, where a game has one, knows the hidden
+order: its row is an upper bound, not a fair agent. Writes
+``benchmarks/results/planners.json`` and ``planners.md``.
 
-Usage: ``python benchmarks/planners.py [--seed 0] [--env ID=N ...]`` (N deals
-of env ID; the default sizes take about 15 minutes of one core).
+Usage: ``python -m benchmarks.planners [--seed 0] [--env ID=N ...] [--jobs 2]`` (N deals
+of env ID; envs are spread over ``--jobs`` processes).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluate import evaluate
-from agents.registry import make_agent
+from agents.registry import SOLVER, make_agent
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -47,35 +48,49 @@ def planner_budget(game_name: str) -> dict[str, Any]:
     return {k: getattr(agent, k) for k in _BUDGET_FIELDS if hasattr(agent, k)}
 
 
-def measure(deals: dict[str, int], seed: int) -> dict[str, Any]:
+def measure_env(env_id: str, episodes: int, seed: int) -> list[dict[str, Any]]:
+    """Every agent on the same ``episodes`` deals of ``env_id``."""
+    game = gym.make(env_id).unwrapped.game  # type: ignore[attr-defined]
+    budget = planner_budget(game.name)
+    agents = AGENTS + (["solver"] if game.name in SOLVER else [])
     rows = []
-    for env_id, episodes in deals.items():
-        game = gym.make(env_id).unwrapped.game  # type: ignore[attr-defined]
-        budget = planner_budget(game.name)
-        for summary in evaluate(env_id, AGENTS, episodes, seed):
-            row = summary.row()
-            row.update(
-                env=env_id,
-                lower_score_is_better=game.lower_score_is_better,
-                seconds_per_game=summary.seconds / episodes,
-                budget=budget if summary.agent == "planner" else None,
-            )
-            rows.append(row)
-            print(
-                f"{env_id:38s} {row['agent']:7s} {row['mean_score']:8.2f} ± {row['score_ci95']:.2f}  "
-                f"win {100 * row['win_rate']:5.1f}%  {row['seconds_per_game']:.3f} s/game",
-                flush=True,
-            )
+    for summary in evaluate(env_id, agents, episodes, seed):
+        row = summary.row()
+        row.update(
+            env=env_id,
+            lower_score_is_better=game.lower_score_is_better,
+            seconds_per_game=summary.seconds / episodes,
+            budget=budget if summary.agent == "planner" else None,
+        )
+        rows.append(row)
+        print(
+            f"{env_id:38s} {row['agent']:7s} {row['mean_score']:8.2f} ± {row['score_ci95']:.2f}  "
+            f"win {100 * row['win_rate']:5.1f}%  {row['seconds_per_game']:.3f} s/game",
+            flush=True,
+        )
+    return rows
+
+
+def measure(deals: dict[str, int], seed: int, jobs: int = 1) -> dict[str, Any]:
+    tasks = [(env_id, episodes, seed) for env_id, episodes in deals.items()]
+    if jobs > 1:
+        from multiprocessing import Pool
+
+        with Pool(jobs) as pool:
+            per_env = pool.starmap(measure_env, tasks)
+    else:
+        per_env = [measure_env(*task) for task in tasks]
+    rows = [row for env_rows in per_env for row in env_rows]
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     return {"seed": seed, "deals": deals, "machine": machine, "rows": rows}
 
 
 def to_markdown(data: dict[str, Any]) -> str:
     lines = [
-        f"Random, greedy and planner on the same seeded deals per env (seeds {data['seed']}..{data['seed']}+N-1); "
+        "Random, greedy, planner and (where a game has one) the perfect-knowledge solver, an upper bound "
+        f"that sees the hidden cards, on the same seeded deals per env (seeds {data['seed']}..{data['seed']}+N-1); "
         "± is the 95% CI half-width of the mean, win-rate intervals are Wilson 95%. "
-        "Golf scores: lower is better. Seconds are wall time per game on one core of a shared machine "
-        f"({data['machine']}).",
+        f"Golf scores: lower is better. Seconds are wall time per game on one core ({data['machine']}).",
         "",
         "| env | agent | deals | mean score | win rate [95% CI] | mean moves | s / game |",
         "|---|---|---:|---:|---:|---:|---:|",
@@ -110,8 +125,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--env", nargs="*", help="ID=N: play N deals of env ID (default: every env, sized)")
     parser.add_argument("--out", default="planners", help="output file stem under benchmarks/results/")
+    parser.add_argument("--jobs", type=int, default=1, help="processes to spread the envs over")
     args = parser.parse_args()
-    data = measure(parse_deals(args.env), args.seed)
+    data = measure(parse_deals(args.env), args.seed, args.jobs)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.out}.json").write_text(json.dumps(data, indent=2) + "\n")
     (RESULTS / f"{args.out}.md").write_text(to_markdown(data))
