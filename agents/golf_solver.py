@@ -4,9 +4,14 @@ The score of a hole depends only on where it ends, so the best score of a
 deal is the minimum over the terminal positions reachable from it. A
 depth-first search over positions (column heights, stock position, waste
 rank: suits never matter in Golf) visits each position once and keeps the
-move list of the best end found. It stops early once nothing left can beat
-the best found: clearing the links now would score ``-stock_left``, so a
-position whose ``-stock_left`` is no better than the best is cut.
+move list of the best end found. A position is cut when no end below it can
+beat the best found, by two lower bounds on its score: ``-stock_left``
+(clearing the links at once), and ``chains - chains_left``, where a "chain"
+is a run of plays between deals: ranks alternate parity along a chain (one
+extra step per Ace or King left, under ``wrap_ranks``) and a card nothing may
+go on (the King, by the book) ends one, so clearing the links takes at least
+``max(|odd - even| - wraps, kings)`` chains, and each chain missing leaves a
+card on the links.
 
     python -m agents.golf_solver board.txt [--queens-on-kings] [--wrap-ranks]
 
@@ -33,9 +38,9 @@ class GolfSolution:
     """The best score reachable from a position and a move list reaching it."""
 
     score: int
-    moves: list[int]
-    nodes: int
-    exact: bool  # False when the node budget ran out (score is then only reachable, not proven best)
+    moves: list[int]  # env actions, from the given position to the end of the hole
+    nodes: int  # positions searched, at most ``max_nodes``
+    exact: bool  # False when the node budget ran out: ``moves`` reach ``score``, but it is not proven best
 
 
 try:  # the same search in C, built by `pip install -e .` when a compiler is present
@@ -45,11 +50,18 @@ except ImportError:  # pragma: no cover - depends on the build
 
 HAVE_FAST = _fast is not None
 
+_NO_SCORE = 10**9  # best score before any end is found
+_POS_SHIFT = 21  # position key: 3 bits per column height, then the stock position, then the waste rank
+_WASTE_SHIFT = 27
+
 
 def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool = True) -> GolfSolution:
     """Minimum score reachable from ``state`` (perfect knowledge) and moves reaching it.
 
-    Uses the C core when built (``fast=True``), else :func:`solve_python`.
+    Uses the C core when built (``fast=True``), else :func:`solve_python`. With
+    ``max_nodes``, the search stops after that many positions and returns the
+    best end found so far (or, if none yet, the line it was on finished by first
+    legal moves), with ``exact=False``.
     """
     if fast and _fast is not None:
         fits = bytes(int(f) for row in game._fits for f in row)
@@ -62,34 +74,60 @@ def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool
 
 
 def solve_python(game: Golf, state: GolfState, max_nodes: int | None = None) -> GolfSolution:
-    """The reference search in pure Python (what the C core does, more slowly)."""
+    """The reference search in pure Python (what the C core does, move for move, more slowly)."""
     fits = game._fits
     columns = [[RANK[c] for c in col] for col in state.columns]
     stock = [RANK[c] for c in state.stock[state.pos :]]
     n_stock = len(stock)
     heights = [len(c) for c in columns]
+    sign, wraps, blocker = _rank_weights(game)
     visited: set[int] = set()
     path: list[int] = []
-    best_score = 10**9
+    best_score = _NO_SCORE
     best_path: list[int] = []
     nodes = 0
     budget = max_nodes if max_nodes is not None else 10**18
     out_of_budget = False
 
-    def dfs(hkey: int, pos: int, waste: int, left: int) -> None:
+    def playout(pos: int, waste: int, left: int) -> None:
+        """Budget spent before any end was found: finish the line by first legal moves."""
+        nonlocal best_score, best_path
+        line = path[:]
+        height = heights[:]
+        while left:
+            fit = fits[waste]
+            column = next((i for i in range(NUM_COLUMNS) if height[i] and fit[columns[i][height[i] - 1]]), None)
+            if column is not None:
+                height[column] -= 1
+                waste, left = columns[column][height[column]], left - 1
+                line.append(column)
+            elif pos < n_stock:
+                waste, pos = stock[pos], pos + 1
+                line.append(DEAL)
+            else:
+                break
+        best_score, best_path = (left if left else pos - n_stock), line
+
+    def dfs(hkey: int, pos: int, waste: int, left: int, imbalance: int, slack: int, kings: int) -> None:
         nonlocal best_score, best_path, nodes, out_of_budget
-        if best_score <= pos - n_stock:  # even clearing now could not beat the best
+        stock_left = n_stock - pos
+        if best_score <= -stock_left:  # even clearing now could not beat the best
             return
-        key = hkey | pos << 21 | waste << 26
+        chains = max(abs(imbalance) - slack, kings)  # runs of plays needed to clear the links
+        if left and best_score <= chains - stock_left - (not blocker[waste]):
+            return
+        key = hkey | pos << _POS_SHIFT | waste << _WASTE_SHIFT
         if key in visited:
             return
         visited.add(key)
-        nodes += 1
-        if nodes > budget:
+        if nodes >= budget:
             out_of_budget = True
+            if best_score == _NO_SCORE:
+                playout(pos, waste, left)
             return
+        nodes += 1
         if left == 0:
-            best_score, best_path = pos - n_stock, path[:]
+            best_score, best_path = -stock_left, path[:]
             return
         fit = fits[waste]
         moved = False
@@ -97,23 +135,50 @@ def solve_python(game: Golf, state: GolfState, max_nodes: int | None = None) -> 
             h = heights[i]
             if h and fit[columns[i][h - 1]]:
                 moved = True
+                card = columns[i][h - 1]
                 heights[i] = h - 1
                 path.append(i)
-                dfs(hkey - (1 << 3 * i), pos, columns[i][h - 1], left - 1)
+                dfs(
+                    hkey - (1 << 3 * i),
+                    pos,
+                    card,
+                    left - 1,
+                    imbalance - sign[card],
+                    slack - wraps[card],
+                    kings - blocker[card],
+                )
                 path.pop()
                 heights[i] = h
                 if out_of_budget:
                     return
         if pos < n_stock:
             path.append(DEAL)
-            dfs(hkey, pos + 1, stock[pos], left)
+            dfs(hkey, pos + 1, stock[pos], left, imbalance, slack, kings)
             path.pop()
         elif not moved and left < best_score:
             best_score, best_path = left, path[:]
 
     hkey = sum(h << 3 * i for i, h in enumerate(heights))
-    dfs(hkey, 0, RANK[state.waste[-1]], sum(heights))
+    links = [r for col in columns for r in col]
+    dfs(
+        hkey,
+        0,
+        RANK[state.waste[-1]],
+        len(links),
+        sum(sign[r] for r in links),
+        sum(wraps[r] for r in links),
+        sum(blocker[r] for r in links),
+    )
     return GolfSolution(best_score, best_path, nodes, not out_of_budget)
+
+
+def _rank_weights(game: Golf) -> tuple[list[int], list[int], list[int]]:
+    """Per rank: parity sign, 1 for a rank a wrap (K-A) step may reach, 1 for a rank nothing goes on."""
+    fits = game._fits
+    sign = [0] + [1 if r % 2 else -1 for r in range(1, 14)]
+    wraps = [int(r in (1, 13) and fits[1][13]) for r in range(14)]
+    blocker = [int(r > 0 and not any(fits[r])) for r in range(14)]
+    return sign, wraps, blocker
 
 
 class GolfSolverAgent(Agent):
