@@ -68,6 +68,12 @@ def wilson_ci95(successes: int, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def format_share(share: float, ci: Sequence[float]) -> str:
+    """A proportion and its 95% interval as a table cell: ``12.3% [10.1, 14.8]``."""
+    lo, hi = ci
+    return f"{100 * share:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
 def play_episodes(env_id: str, agent: Agent, seeds: Sequence[int], env_kwargs: dict[str, Any] | None = None) -> Summary:
     """Play one episode per seed and summarise score, wins and moves."""
     env = gym.make(env_id, **(env_kwargs or {}))
@@ -135,7 +141,7 @@ def format_table(env_id: str, results: Sequence[Summary], lower_is_better: bool)
         lo, hi = r.win_ci95
         lines.append(
             f"| {r.agent} | {r.episodes} | {r.mean_score:.2f} ± {r.score_ci95:.2f} | "
-            f"{100 * r.win_rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {r.mean_moves:.1f} |"
+            f"{format_share(r.win_rate, r.win_ci95)} | {r.mean_moves:.1f} |"
         )
     if "GolfRound" in env_id:
         lines.append("")

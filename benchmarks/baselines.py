@@ -18,7 +18,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import patience_gym
-from agents.evaluate import evaluate
+from agents.evaluate import evaluate, format_share
 from benchmarks.readme import update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +55,7 @@ def to_markdown(data: dict) -> str:
         note = " (lower is better)" if r["lower_score_is_better"] and r["agent"] == "random" else ""
         lines.append(
             f"| {r['env'].split('/')[-1]} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f}{note} | "
-            f"{100 * r['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {r['mean_moves']:.1f} |"
+            f"{format_share(r['win_rate'], r['win_ci95'])} | {r['mean_moves']:.1f} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -28,7 +28,7 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluate import mean_ci95, wilson_ci95
+from agents.evaluate import format_share, mean_ci95, wilson_ci95
 from agents.golf_solver import HAVE_FAST, solve
 from patience_gym.cards import codes
 from patience_gym.games.golf import NUM_HOLES, Golf, GolfRound
@@ -143,7 +143,7 @@ def to_markdown(data: dict[str, Any]) -> str:
     for r in data["rows"]:
         lo, hi = r["cleared_ci95"]
         lines.append(
-            f"| {r['rules']} | {100 * r['cleared_share']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
+            f"| {r['rules']} | {format_share(r['cleared_share'], r['cleared_ci95'])} | "
             f"{r['mean_score']:.2f} ± {r['score_ci95']:.2f} | "
             f"{r['nine_holes_mean']:.1f} ± {r['nine_holes_ci95']:.1f} | {r['not_proven']} | "
             f"{r['seconds_per_1000']:.0f} |"

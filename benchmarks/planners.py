@@ -22,7 +22,7 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluate import evaluate
+from agents.evaluate import evaluate, format_share
 from agents.registry import SOLVER, make_agent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +99,7 @@ def to_markdown(data: dict[str, Any]) -> str:
         lo, hi = r["win_ci95"]
         lines.append(
             f"| {r['env'].split('/')[-1]} | {r['agent']} | {r['episodes']} | {r['mean_score']:.2f} ± "
-            f"{r['score_ci95']:.2f} | {100 * r['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
+            f"{r['score_ci95']:.2f} | {format_share(r['win_rate'], r['win_ci95'])} | "
             f"{r['mean_moves']:.1f} | {r['seconds_per_game']:.3f} |"
         )
     lines += ["", "Planner budget per move (registered defaults):", ""]

@@ -27,7 +27,7 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluate import wilson_ci95
+from agents.evaluate import format_share, wilson_ci95
 from agents.greedy_puss import choose_move
 from agents.puss_solver import solve
 from patience_gym.games.puss import PussOptions
@@ -144,17 +144,15 @@ def to_markdown(d: dict[str, Any]) -> str:
     ]
     notes = []
     for r in d["runs"]:
-        lo, hi = r["won_ci95"]
-        glo, ghi = r["greedy_won_ci95"]
         name = rules_name(r["options"])
         lines.append(
-            f"| {name} | solver (perfect knowledge) | {100 * r['won_share']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
+            f"| {name} | solver (perfect knowledge) | {format_share(r['won_share'], r['won_ci95'])} | "
             f"{100 * r['lost_share']:.1f}% | {100 * r['unknown_share']:.1f}% | {r['mean_cards']:.2f} | "
             f"mean {r['seconds_per_deal_mean']:.3f}, median {r['seconds_per_deal_median']:.3f}, "
             f"max {r['seconds_per_deal_max']:.2f} |"
         )
         lines.append(
-            f"| {name} | greedy | {100 * r['greedy_won_share']:.1f}% [{100 * glo:.1f}, {100 * ghi:.1f}] | | | "
+            f"| {name} | greedy | {format_share(r['greedy_won_share'], r['greedy_won_ci95'])} | | | "
             f"{r['greedy_mean_cards']:.2f} | |"
         )
         notes.append(

@@ -13,6 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
+from agents.evaluate import format_share
 from benchmarks.readme import update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +44,7 @@ def to_markdown(runs: list[dict]) -> str:
             training = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min" if r["agent"] == "ppo" else ""
             lines.append(
                 f"| {env} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
-                f"{100 * r['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {training} | "
+                f"{format_share(r['win_rate'], r['win_ci95'])} | {training} | "
                 f"{run['machine'] if r['agent'] == 'ppo' else ''} |"
             )
     lines.append("")
