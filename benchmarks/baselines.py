@@ -1,10 +1,9 @@
 """Random and greedy baselines on the same 1,000 seeded deals of every env.
 
-Writes ``benchmarks/results/baselines.json`` and ``baselines.md`` and, with
-``--update-readme``, replaces the table between the README's
-``<!-- baselines:start -->`` and ``<!-- baselines:end -->`` markers.
+Writes ``benchmarks/results/baselines.json`` and ``baselines.md`` (``python -m
+benchmarks.readme`` copies the table into the README).
 
-Usage: ``python -m benchmarks.baselines [--episodes 1000] [--seed 0] [--env ID ...] [--update-readme] [--from-results]``
+Usage: ``python -m benchmarks.baselines [--episodes 1000] [--seed 0] [--env ID ...]``
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import gymnasium as gym
 
 import patience_gym
 from agents.evaluate import evaluate, format_share
-from benchmarks.readme import update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -65,20 +63,13 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--env", nargs="*", default=sorted(patience_gym.ENVS))
-    parser.add_argument("--update-readme", action="store_true")
-    parser.add_argument("--from-results", action="store_true", help="re-tabulate the saved baselines.json, no play")
     args = parser.parse_args()
-    if args.from_results:
-        data = json.loads((RESULTS / "baselines.json").read_text())
-    else:
-        data = measure(args.env, args.episodes, args.seed)
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "baselines.json").write_text(json.dumps(data, indent=2))
+    data = measure(args.env, args.episodes, args.seed)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "baselines.json").write_text(json.dumps(data, indent=2))
     table = to_markdown(data)
     (RESULTS / "baselines.md").write_text(table)
     print(table)
-    if args.update_readme:
-        update_readme("baselines", table)
 
 
 if __name__ == "__main__":

@@ -7,10 +7,10 @@ open_spiel``), is timed in the same run doing the same per-step work: legal
 action mask + observation tensor + apply; only its player moves count as
 steps (its chance moves, which turn cards, are applied but not counted).
 
-Usage: ``python -m benchmarks.env_speed [--seconds 5] [--env ID ...] [--json out.json] [--update-readme]``
+Usage: ``python -m benchmarks.env_speed [--seconds 5] [--env ID ...] [--json out.json]``
 
-Writes ``benchmarks/results/env_speed.json`` and ``.md``; ``--update-readme`` puts the table between the
-README's ``<!-- speed:start -->`` and ``<!-- speed:end -->`` markers.
+Writes ``benchmarks/results/env_speed.json`` and ``.md`` (``python -m benchmarks.readme`` copies the
+table into the README).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym
-from benchmarks.readme import update_readme
 
 TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
     "patience_gym/Golf-v0": 4.0,
@@ -132,7 +131,6 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="timing per env")
     parser.add_argument("--env", nargs="*", default=sorted(patience_gym.ENVS), help="env ids (default: all)")
     parser.add_argument("--json", dest="json_path")
-    parser.add_argument("--update-readme", action="store_true")
     args = parser.parse_args()
     rows = [time_env(env_id, args.seconds) for env_id in args.env]
     reference = time_openspiel(args.seconds)
@@ -147,8 +145,6 @@ def main() -> None:
     (RESULTS / "env_speed.md").write_text(table)
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(data, indent=2))
-    if args.update_readme:
-        update_readme("speed", table)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,32 @@
-"""Write a generated table into README.md between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``."""
+"""Copy the committed result tables into README.md.
+
+Every measurement script writes ``benchmarks/results/<name>.md``; this puts
+each table between the README's ``<!-- SECTION:start -->`` and
+``<!-- SECTION:end -->`` markers, so every figure in the README is one a
+committed script produced.
+
+Usage: ``python -m benchmarks.readme``
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+RESULTS = ROOT / "benchmarks" / "results"
+
+#: README section -> the results file (and the script that writes it).
+SECTIONS = {
+    "baselines": "baselines.md",  # benchmarks/baselines.py
+    "agents": "planners.md",  # benchmarks/planners.py
+    "golf-solver": "golf_solver.md",  # benchmarks/golf_solver.py
+    "puss-solver": "puss_solver.md",  # benchmarks/puss_solver.py
+    "results": "ppo.md",  # benchmarks/results.py, from the run reports in benchmarks/runs/
+    "train-speed": "train_speed.md",  # benchmarks/train_speed.py
+    "speed": "env_speed.md",  # benchmarks/env_speed.py
+}
 
 
 def update_readme(name: str, table: str, readme: Path = README) -> None:
@@ -15,3 +36,16 @@ def update_readme(name: str, table: str, readme: Path = README) -> None:
     if not pattern.search(text):
         raise SystemExit(f"{readme.name} has no <!-- {name}:start --> ... <!-- {name}:end --> markers")
     readme.write_text(pattern.sub(lambda m: m.group(1) + table + m.group(2), text))
+
+
+def main() -> None:
+    for name, filename in SECTIONS.items():
+        path = RESULTS / filename
+        if not path.is_file():
+            raise SystemExit(f"{path} is missing: run the script that writes it first")
+        update_readme(name, path.read_text())
+        print(f"README section {name!r} <- {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

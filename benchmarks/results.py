@@ -4,7 +4,9 @@ Each ``benchmarks/runs/<name>/`` holds what ``train.py`` wrote for a full run
 (``results.json``, ``training.json``, ``report.md``, ``config.yaml``, plots);
 ``benchmarks/train_all.sh`` produces them. This script only reads them.
 
-Usage: ``python -m benchmarks.results [--update-readme]``
+Writes ``benchmarks/results/ppo.md`` (``python -m benchmarks.readme`` copies it into the README).
+
+Usage: ``python -m benchmarks.results``
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import json
 from pathlib import Path
 
 from agents.evaluate import format_share
-from benchmarks.readme import update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "benchmarks" / "runs"
@@ -58,15 +59,13 @@ def to_markdown(runs: list[dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--update-readme", action="store_true")
-    args = parser.parse_args()
+    parser.parse_args()
     runs = load_runs()
     if not runs:
         raise SystemExit(f"no run reports under {RUNS}")
     table = to_markdown(runs)
     print(table)
-    if args.update_readme:
-        update_readme("results", table)
+    (ROOT / "benchmarks" / "results" / "ppo.md").write_text(table)
 
 
 if __name__ == "__main__":

@@ -28,3 +28,14 @@ def test_readme_commands_pin_torch_before_the_project():
     assert test_command in text
     ci = (README.parent / ".ci" / "run").read_text()
     assert test_command in ci, ".ci/run must run the README's test command"
+
+
+def test_readme_tables_are_the_committed_results_files():
+    """Every generated README table is exactly the results file a committed script wrote."""
+    from benchmarks.readme import RESULTS, SECTIONS
+
+    text = README.read_text()
+    for name, filename in SECTIONS.items():
+        block = re.search(rf"<!-- {name}:start -->\n(.*?)<!-- {name}:end -->", text, re.S)
+        assert block, f"README has no {name} section"
+        assert block.group(1) == (RESULTS / filename).read_text(), f"README {name} table differs from {filename}"
