@@ -27,7 +27,14 @@ from typing import Any
 
 import yaml
 
-from agents.config import ConfigError, TrainConfig, config_to_dict, load_config, resolve_policy_kwargs
+from agents.config import (
+    ConfigError,
+    TrainConfig,
+    config_to_dict,
+    load_config,
+    resolve_policy,
+    resolve_policy_kwargs,
+)
 
 CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
 
@@ -165,7 +172,7 @@ def train(args: Args) -> Path:
         print(f"resuming {run_dir} from {checkpoint.name} at {model.num_timesteps} steps")
     else:
         model = MaskablePPO(
-            config.policy,
+            resolve_policy(config.policy),
             envs,
             policy_kwargs=resolve_policy_kwargs(config.policy_kwargs) or None,
             tensorboard_log=str(run_dir / "tb"),

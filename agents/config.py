@@ -174,6 +174,19 @@ def config_to_dict(config: TrainConfig) -> dict[str, Any]:
     return {env_id: data}
 
 
+def resolve_policy(name: str) -> Any:
+    """A config's ``policy``: an SB3 name (``MlpPolicy``) as it is, or a dotted path to a policy class."""
+    if "." not in name:
+        return name
+    import importlib
+
+    module, _, attr = name.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"policy: cannot import {name!r}") from exc
+
+
 def resolve_policy_kwargs(policy_kwargs: dict[str, Any]) -> dict[str, Any]:
     """Turn names in a config's ``policy_kwargs`` into objects (extractor class, activation)."""
     import importlib

@@ -15,9 +15,13 @@ is the feature vector. Use it in a config as::
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
 
@@ -62,3 +66,78 @@ class CardEmbedding(BaseFeaturesExtractor):
         scale: torch.Tensor = self.extra_scale  # type: ignore[assignment]
         extra = obs[:, self.card_slots :] * scale
         return torch.cat([x.flatten(1), extra], dim=1)
+
+
+class GolfColumns(BaseFeaturesExtractor):
+    """Golf policy features from the ``ids`` encoding: one token per column, scored by shared weights.
+
+    Column ``c`` becomes a token from its ranks read from the exposed card
+    upward (the order they can be played in), each rank embedded by one
+    table and position; a global token holds the waste rank and the stock
+    count. A small transformer lets every column see the others and the
+    waste, so "play this card, then that one" can be judged. The same
+    weights score every column (moving a column to another place moves its
+    logit with it), a global head scores ``deal``, and the global token's
+    state is the value features. Output: the 8 action logits followed by
+    ``embed_dim`` value features; pair it with :class:`LogitsPolicy`, which
+    reads the first 8 as the logits.
+    """
+
+    def __init__(self, observation_space: gym.spaces.Box, embed_dim: int = 64, layers: int = 2, heads: int = 4):
+        if tuple(observation_space.shape) != (37,):
+            raise ValueError(f"GolfColumns reads Golf-v0's 'ids' observation (37,), got {observation_space.shape}")
+        super().__init__(observation_space, features_dim=8 + embed_dim)
+        self.rank = nn.Embedding(14, embed_dim)  # 0 = no card
+        self.depth = nn.Parameter(torch.zeros(5, embed_dim))  # 0 = exposed
+        self.waste = nn.Embedding(14, embed_dim)
+        self.stock = nn.Linear(1, embed_dim)
+        self.kind = nn.Parameter(torch.zeros(2, embed_dim))  # column token, global token
+        nn.init.normal_(self.depth, std=0.02)
+        nn.init.normal_(self.kind, std=0.02)
+        layer = nn.TransformerEncoderLayer(
+            embed_dim, heads, dim_feedforward=2 * embed_dim, dropout=0.0, batch_first=True
+        )
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.play = nn.Sequential(nn.Linear(embed_dim, embed_dim), nn.ReLU(), nn.Linear(embed_dim, 1))
+        self.deal = nn.Sequential(nn.Linear(embed_dim, embed_dim), nn.ReLU(), nn.Linear(embed_dim, 1))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        ids = obs[:, :35].long().view(-1, 5, 7).transpose(1, 2)  # (batch, column, row), row 0 deepest
+        rank = torch.where(ids > 0, (ids - 1) % 13 + 1, torch.zeros_like(ids))
+        height = (ids > 0).sum(dim=2, keepdim=True)
+        # Read each column from its exposed card upward: position p holds row height-1-p.
+        position = torch.arange(5, device=obs.device)
+        upward = rank.gather(2, (height - 1 - position).clamp(min=0))
+        upward = torch.where(position < height, upward, torch.zeros_like(upward))
+        columns = (self.rank(upward) + self.depth).sum(dim=2) + self.kind[0]
+        waste = (obs[:, 35].long() - 1) % 13 + 1
+        glob = self.waste(waste) + self.stock(obs[:, 36:37] / 16.0) + self.kind[1]
+        x = self.encoder(torch.cat([columns, glob.unsqueeze(1)], dim=1))
+        logits = torch.cat([self.play(x[:, :7]).squeeze(-1), self.deal(x[:, 7])], dim=1)
+        return torch.cat([logits, x[:, 7]], dim=1)
+
+
+class FirstLogits(nn.Module):
+    """The first ``n`` features, as action logits."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        return latent[:, : self.n]
+
+
+class LogitsPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy whose features extractor gives the action logits itself (its first ``n`` outputs)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("net_arch", {"pi": [], "vf": [64]})
+        super().__init__(*args, **kwargs)
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = FirstLogits(int(self.action_space.n))  # type: ignore[attr-defined]
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )

@@ -25,7 +25,7 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.config import load_config, resolve_policy_kwargs
+from agents.config import load_config, resolve_policy, resolve_policy_kwargs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def measure(config_path: Path, steps: int) -> dict[str, Any]:
         wrapper_class=TimedEnv,
     )
     model = MaskablePPO(
-        config.policy,
+        resolve_policy(config.policy),
         envs,
         policy_kwargs=resolve_policy_kwargs(config.policy_kwargs) or None,
         device="cpu",

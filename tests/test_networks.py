@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.config import ConfigError, resolve_policy_kwargs
-from agents.networks import CardEmbedding
+from agents.config import ConfigError, resolve_policy, resolve_policy_kwargs
+from agents.networks import CardEmbedding, GolfColumns
 
 
 def test_card_embedding_shapes_and_rank_sharing():
@@ -45,3 +45,53 @@ def test_bad_policy_kwargs_are_named():
     assert resolve_policy_kwargs({"activation_fn": "ReLU"})["activation_fn"] is torch.nn.ReLU
     with pytest.raises(ValueError, match="card_slots must be in 1..37"):
         CardEmbedding(gym.make("patience_gym/Golf-v0").observation_space, card_slots=40)
+
+
+def _swap_columns(obs: np.ndarray, a: int, b: int) -> np.ndarray:
+    out = obs.copy()
+    links = out[:35].reshape(5, 7).copy()
+    links[:, [a, b]] = links[:, [b, a]]
+    out[:35] = links.reshape(-1)
+    return out
+
+
+def test_golf_columns_scores_each_column_with_shared_weights():
+    env = gym.make("patience_gym/Golf-v0")
+    net = GolfColumns(env.observation_space, embed_dim=16, layers=1)
+    obs, _ = env.reset(seed=2)
+    out = net(torch.as_tensor(np.stack([obs, _swap_columns(obs, 0, 3)]), dtype=torch.float32))
+    assert out.shape == (2, 8 + 16) == (2, net.features_dim)
+    # Moving a column moves its logit with it; the deal logit and the value features stay.
+    torch.testing.assert_close(out[0, [3, 1, 2, 0, 4, 5, 6, 7]], out[1, :8])
+    torch.testing.assert_close(out[0, 8:], out[1, 8:])
+    with pytest.raises(ValueError, match="'ids' observation"):
+        GolfColumns(gym.make("patience_gym/Golf-v0", obs_encoding="planes").observation_space)
+
+
+def test_logits_policy_trains_saves_and_reloads(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    env = gym.make("patience_gym/Golf-v0")
+    kwargs = resolve_policy_kwargs(
+        {"features_extractor_class": "agents.networks.GolfColumns", "features_extractor_kwargs": {"embed_dim": 16}}
+    )
+    model = MaskablePPO(
+        resolve_policy("agents.networks.LogitsPolicy"), env, policy_kwargs=kwargs, n_steps=64, batch_size=32
+    )
+    model.learn(64)
+    obs, _ = env.reset(seed=1)
+    with torch.no_grad():
+        features = model.policy.extract_features(torch.as_tensor(obs[None], dtype=torch.float32))
+        logits = model.policy.get_distribution(torch.as_tensor(obs[None], dtype=torch.float32)).distribution.logits
+    # The action logits are the extractor's first eight outputs (normalised by the distribution).
+    torch.testing.assert_close(logits - logits.logsumexp(-1, keepdim=True), features[:, :8].log_softmax(-1))
+    model.save(tmp_path / "m.zip")
+    again = MaskablePPO.load(tmp_path / "m.zip")
+    mask = env.unwrapped.action_masks()
+    assert (
+        model.predict(obs, action_masks=mask, deterministic=True)[0]
+        == again.predict(obs, action_masks=mask, deterministic=True)[0]
+    )
+    with pytest.raises(ConfigError, match="cannot import 'agents.networks.Nope'"):
+        resolve_policy("agents.networks.Nope")
+    assert resolve_policy("MlpPolicy") == "MlpPolicy"
