@@ -6,8 +6,9 @@ recorded in the output. The solver, where a game has one, knows the hidden
 order: its row is an upper bound, not a fair agent. Writes
 ``benchmarks/results/planners.json`` and ``planners.md``.
 
-Usage: ``python -m benchmarks.planners [--seed 0] [--env ID=N ...] [--jobs 2]`` (N deals
-of env ID; envs are spread over ``--jobs`` processes).
+Usage: ``python -m benchmarks.planners [--seed 0] [--env ID=N ...] [--jobs 2] [--merge]`` (N deals
+of env ID; envs are spread over ``--jobs`` processes; ``--merge`` replaces only those envs' rows
+in the saved results).
 """
 
 from __future__ import annotations
@@ -120,14 +121,27 @@ def parse_deals(items: list[str] | None) -> dict[str, int]:
     return deals
 
 
+def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with the rows and deal counts of ``new``'s envs replaced (env order kept, new envs last)."""
+    if old["seed"] != new["seed"]:
+        raise SystemExit(f"cannot merge results of seed {new['seed']} into results of seed {old['seed']}")
+    deals = {**old["deals"], **new["deals"]}
+    rows = [r for env in deals for r in (new if env in new["deals"] else old)["rows"] if r["env"] == env]
+    return {**old, "deals": deals, "rows": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--env", nargs="*", help="ID=N: play N deals of env ID (default: every env, sized)")
     parser.add_argument("--out", default="planners", help="output file stem under benchmarks/results/")
     parser.add_argument("--jobs", type=int, default=1, help="processes to spread the envs over")
+    parser.add_argument("--merge", action="store_true", help="replace only these envs' rows in the saved results")
     args = parser.parse_args()
     data = measure(parse_deals(args.env), args.seed, args.jobs)
+    saved = RESULTS / f"{args.out}.json"
+    if args.merge and saved.is_file():
+        data = merge(json.loads(saved.read_text()), data)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.out}.json").write_text(json.dumps(data, indent=2) + "\n")
     (RESULTS / f"{args.out}.md").write_text(to_markdown(data))

@@ -58,3 +58,18 @@ def test_update_readme_replaces_only_between_its_markers(tmp_path):
     assert readme.read_text() == "a\n<!-- t:start -->\nnew\n<!-- t:end -->\nb\n"
     with pytest.raises(SystemExit, match="no <!-- u:start -->"):
         update_readme("u", "x", readme)
+
+
+def test_planner_results_merge_replaces_only_the_new_envs_rows():
+    from benchmarks.planners import merge
+
+    def row(env: str, agent: str, score: float) -> dict:
+        return {"env": env, "agent": agent, "mean_score": score}
+
+    old = {"seed": 0, "deals": {"A": 5, "B": 5}, "rows": [row("A", "greedy", 1), row("B", "greedy", 2)], "machine": "m"}
+    new = {"seed": 0, "deals": {"B": 9, "C": 3}, "rows": [row("B", "planner", 3), row("C", "greedy", 4)]}
+    merged = merge(old, new)
+    assert merged["deals"] == {"A": 5, "B": 9, "C": 3}
+    assert merged["rows"] == [row("A", "greedy", 1), row("B", "planner", 3), row("C", "greedy", 4)]
+    with pytest.raises(SystemExit, match="seed 1"):
+        merge(old, {**new, "seed": 1})
