@@ -138,7 +138,6 @@ def format_table(env_id: str, results: Sequence[Summary], lower_is_better: bool)
         "|---|---:|---:|---:|---:|",
     ]
     for r in results:
-        lo, hi = r.win_ci95
         lines.append(
             f"| {r.agent} | {r.episodes} | {r.mean_score:.2f} ± {r.score_ci95:.2f} | "
             f"{format_share(r.win_rate, r.win_ci95)} | {r.mean_moves:.1f} |"

@@ -49,7 +49,6 @@ def to_markdown(data: dict) -> str:
         "|---|---|---:|---:|---:|",
     ]
     for r in data["rows"]:
-        lo, hi = r["win_ci95"]
         note = " (lower is better)" if r["lower_score_is_better"] and r["agent"] == "random" else ""
         lines.append(
             f"| {r['env'].split('/')[-1]} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f}{note} | "

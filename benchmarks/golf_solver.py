@@ -141,7 +141,6 @@ def to_markdown(data: dict[str, Any]) -> str:
         "|---|---:|---:|---:|---:|---:|",
     ]
     for r in data["rows"]:
-        lo, hi = r["cleared_ci95"]
         lines.append(
             f"| {r['rules']} | {format_share(r['cleared_share'], r['cleared_ci95'])} | "
             f"{r['mean_score']:.2f} ± {r['score_ci95']:.2f} | "

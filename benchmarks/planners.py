@@ -97,7 +97,6 @@ def to_markdown(data: dict[str, Any]) -> str:
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in data["rows"]:
-        lo, hi = r["win_ci95"]
         lines.append(
             f"| {r['env'].split('/')[-1]} | {r['agent']} | {r['episodes']} | {r['mean_score']:.2f} ± "
             f"{r['score_ci95']:.2f} | {format_share(r['win_rate'], r['win_ci95'])} | "

@@ -41,7 +41,6 @@ def to_markdown(runs: list[dict]) -> str:
             env += f" ({run['env_kwargs']['obs_encoding']})"
         better = "lower" if run["lower_score_is_better"] else "higher"
         for r in run["results"]:
-            lo, hi = r["win_ci95"]
             training = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min" if r["agent"] == "ppo" else ""
             lines.append(
                 f"| {env} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
