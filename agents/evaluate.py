@@ -2,8 +2,9 @@
 
 Usage::
 
-    python -m agents.evaluate --env patience_gym/Golf-v0 --agents random greedy ppo:runs/golf/model.zip \\
-        --episodes 1000 --seed 0 [--env-kwargs '{"queens_on_kings": true}'] [--json results.json]
+    python -m agents.evaluate --env patience_gym/Golf-v0 --agents random greedy planner solver \\
+        ppo:runs/golf/model.zip --episodes 1000 --seed 0 [--env-kwargs '{"queens_on_kings": true}'] \\
+        [--json results.json]
 
 Episode ``i`` of every agent is played on the deal of ``reset(seed=seed + i)``.
 """
@@ -153,7 +154,12 @@ def format_table(env_id: str, results: Sequence[Summary], lower_is_better: bool)
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", required=True, help="registered env id, e.g. patience_gym/Golf-v0")
-    parser.add_argument("--agents", nargs="+", default=["random", "greedy"], help="random, greedy, ppo:PATH")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=["random", "greedy"],
+        help="random, greedy, planner, solver (perfect knowledge: an upper bound), ppo:PATH",
+    )
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0, help="first deal seed")
     parser.add_argument("--env-kwargs", default="{}", help="JSON dict of env kwargs")
