@@ -32,8 +32,9 @@ def load_runs() -> list[dict]:
 
 def to_markdown(runs: list[dict]) -> str:
     lines = [
-        "| env | agent | mean score ± 95% CI | win rate [95% CI] | PPO training | machine |",
-        "|---|---|---:|---:|---|---|",
+        "| run (`benchmarks/runs/`) | env (encoding) | agent | mean score ± 95% CI | win rate [95% CI] "
+        "| PPO training | machine |",
+        "|---|---|---|---:|---:|---|---|",
     ]
     for run in runs:
         env = run["env"].split("/")[-1]
@@ -43,7 +44,7 @@ def to_markdown(runs: list[dict]) -> str:
         for r in run["results"]:
             training = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min" if r["agent"] == "ppo" else ""
             lines.append(
-                f"| {env} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
+                f"| {run['name']} | {env} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
                 f"{format_share(r['win_rate'], r['win_ci95'])} | {training} | "
                 f"{run['machine'] if r['agent'] == 'ppo' else ''} |"
             )
