@@ -44,7 +44,8 @@ def to_markdown(runs: list[dict]) -> str:
         for r in run["results"]:
             training = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min" if r["agent"] == "ppo" else ""
             lines.append(
-                f"| {run['name']} | {env} | {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
+                f"| {run['name']} | {env} | {r['agent']} | "
+                f"{r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
                 f"{format_share(r['win_rate'], r['win_ci95'])} | {training} | "
                 f"{run['machine'] if r['agent'] == 'ppo' else ''} |"
             )
