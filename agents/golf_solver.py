@@ -30,7 +30,7 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.cards import RANK
 from patience_gym.env import PatienceEnv
-from patience_gym.games.golf import DEAL, NUM_COLUMNS, Golf, GolfRound, GolfRoundState, GolfState
+from patience_gym.games.golf import DEAL, NUM_COLUMNS, Golf, GolfState, hole_in_play
 
 
 @dataclass
@@ -196,10 +196,7 @@ class GolfSolverAgent(Agent):
         self._planned_for = None
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        state = env.state
-        hole = state.hole_state if isinstance(state, GolfRoundState) else state
-        game = env.game.hole_game if isinstance(env.game, GolfRound) else env.game
-        assert isinstance(game, Golf), "GolfSolverAgent plays Golf envs only"
+        game, hole = hole_in_play(env.game, env.state)
         if self._planned_for is not hole or not self._plan:
             self._plan = solve(game, hole, self.max_nodes).moves
             self._planned_for = hole

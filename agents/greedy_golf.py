@@ -22,7 +22,7 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.cards import RANK
 from patience_gym.env import PatienceEnv
-from patience_gym.games.golf import DEAL, Golf, GolfRound, GolfRoundState, GolfState
+from patience_gym.games.golf import DEAL, Golf, GolfState, hole_in_play
 
 # A search never visits more positions than this per move (runs are short in practice).
 MAX_NODES = 50_000
@@ -34,10 +34,7 @@ class GolfGreedy(Agent):
     name = "greedy"
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        state = env.state
-        hole = state.hole_state if isinstance(state, GolfRoundState) else state
-        game = env.game.hole_game if isinstance(env.game, GolfRound) else env.game
-        assert isinstance(game, Golf), "GolfGreedy plays Golf envs only"
+        game, hole = hole_in_play(env.game, env.state)
         return choose_move(game, hole, mask)
 
 

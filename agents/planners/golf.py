@@ -24,7 +24,7 @@ from agents.golf_solver import solve
 from agents.greedy_golf import choose_move
 from agents.planners.base import DeterminizationPlanner
 from patience_gym.env import PatienceEnv
-from patience_gym.games.golf import Golf, GolfRound, GolfRoundState, GolfState
+from patience_gym.games.golf import Golf, GolfState, hole_in_play
 
 SAMPLES = 16
 MAX_NODES = 20_000
@@ -43,12 +43,7 @@ class GolfPlanner(DeterminizationPlanner):
         self.max_nodes = max_nodes
 
     def position(self, env: PatienceEnv) -> tuple[Golf, GolfState]:
-        state = env.state
-        if isinstance(state, GolfRoundState):
-            assert isinstance(env.game, GolfRound)
-            return env.game.hole_game, state.hole_state
-        assert isinstance(env.game, Golf), "GolfPlanner plays Golf envs only"
-        return env.game, state
+        return hole_in_play(env.game, env.state)
 
     def visible_cards(self, game: Any, state: GolfState) -> list[int]:
         return [c for col in state.columns for c in col] + list(state.waste)

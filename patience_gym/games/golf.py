@@ -409,3 +409,12 @@ class GolfRound(Game[GolfRoundState]):
         from patience_gym.render.golf import render_round
 
         return render_round(self, state)
+
+
+def hole_in_play(game: Game[Any], state: Any) -> tuple[Golf, GolfState]:
+    """The rules and position of the hole being played, for a Golf or a GolfRound game."""
+    if isinstance(game, GolfRound):
+        return game.hole_game, state.hole_state
+    if not isinstance(game, Golf):
+        raise TypeError(f"expected a Golf or GolfRound game, got {game.name}")
+    return game, state
