@@ -32,12 +32,12 @@ AGENTS = ["random", "greedy", "planner"]
 
 #: Deals per env (seeds seed .. seed+N-1), sized to the planner's time per game.
 DEFAULT_DEALS = {
-    "patience_gym/Golf-v0": 200,
-    "patience_gym/GolfRound-v0": 10,
-    "patience_gym/PussInTheCorner-v0": 100,
-    "patience_gym/MissMilligan-v0": 10,
-    "patience_gym/Giant-v0": 10,
-    "patience_gym/MissMilliganPocket-v0": 10,
+    "patience_gym/Golf-v0": 500,
+    "patience_gym/GolfRound-v0": 30,
+    "patience_gym/PussInTheCorner-v0": 200,
+    "patience_gym/MissMilligan-v0": 20,
+    "patience_gym/Giant-v0": 20,
+    "patience_gym/MissMilliganPocket-v0": 20,
 }
 
 _BUDGET_FIELDS = ("samples", "max_seconds", "max_nodes", "depth", "deals", "max_moves", "top", "margin")
