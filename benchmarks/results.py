@@ -1,8 +1,9 @@
 """The README's results table, from the committed run reports in ``benchmarks/runs/``.
 
 Each ``benchmarks/runs/<name>/`` holds what ``train.py`` wrote for a full run
-(``results.json``, ``training.json``, ``report.md``, ``config.yaml``, plots);
-``benchmarks/train_all.sh`` produces them. This script only reads them.
+(``results.json``, ``training.json``, ``report.md``, ``config.yaml``, plots), made by
+``python train.py --config configs/<name>.yaml --run-dir benchmarks/runs/<run>`` (each run's
+``config.yaml`` says which). This script only reads them.
 
 Writes ``benchmarks/results/ppo.md`` (``python -m benchmarks.readme`` copies it into the README).
 
