@@ -61,6 +61,8 @@ class Args:
     """run directory to continue from its newest checkpoint"""
     report_episodes: int | None = None
     """deals for the final comparison (default: the config's)"""
+    pretrain_episodes: int | None = None
+    """teacher games for behaviour cloning before PPO (default: the config's pretrain.episodes)"""
     progress_bar: bool = True
     """show a progress bar while training"""
 
@@ -161,6 +163,8 @@ def train(args: Args) -> Path:
         config.n_envs = args.n_envs
     if args.report_episodes is not None:
         config.report.episodes = args.report_episodes
+    if args.pretrain_episodes is not None:
+        config.pretrain.episodes = args.pretrain_episodes
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
 
@@ -201,8 +205,10 @@ def train(args: Args) -> Path:
                 verbose=0,
             )
         )
-    remaining = config.total_timesteps - model.num_timesteps
     start = time.perf_counter()
+    if checkpoint is None and config.pretrain.episodes > 0:
+        _pretrain(model, config, run_dir, args.seed)
+    remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(
             total_timesteps=remaining,
@@ -222,6 +228,39 @@ def train(args: Args) -> Path:
     print(table)
     print(f"\nrun written to {run_dir}")
     return run_dir
+
+
+def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None:
+    """Behaviour-clone the configured teacher into ``model`` and log it to ``pretrain.json``."""
+    from agents.imitation import collect, fit
+
+    spec = config.pretrain
+    seeds = range(spec.seed, spec.seed + spec.episodes)
+    gamma = float(config.ppo.get("gamma", 0.99))
+    print(f"pretraining: recording {spec.episodes} games of the {spec.teacher} teacher")
+    demos = collect(config.env_id, config.env_kwargs, spec.teacher, seeds, gamma)
+    start = time.perf_counter()
+    history = fit(
+        model,
+        demos,
+        epochs=spec.epochs,
+        batch_size=spec.batch_size,
+        learning_rate=spec.learning_rate,
+        value_coef=spec.value_coef,
+        seed=seed,
+    )
+    record = {
+        "teacher": spec.teacher,
+        "episodes": spec.episodes,
+        "decisions": len(demos),
+        "teacher_mean_score": float(sum(demos.episode_scores) / len(demos.episode_scores)),
+        "record_seconds": demos.seconds,
+        "fit_seconds": time.perf_counter() - start,
+        "epochs": history,
+    }
+    (run_dir / "pretrain.json").write_text(json.dumps(record, indent=2))
+    last = history[-1]
+    print(f"pretrained on {len(demos)} decisions: accuracy {last['accuracy']:.3f}, value loss {last['value_loss']:.3f}")
 
 
 def _record_timing(run_dir: Path, timesteps: int, seconds: float) -> None:

@@ -52,6 +52,19 @@ class ReportConfig:
 
 
 @dataclasses.dataclass
+class PretrainConfig:
+    """Behaviour cloning of a teacher before PPO (:mod:`agents.imitation`); ``episodes: 0`` skips it."""
+
+    teacher: str = "greedy"  # greedy, planner or solver (a privileged teacher: see agents.imitation)
+    episodes: int = 0  # teacher games to record
+    seed: int = 2_000_000  # their deal seeds start here (apart from the eval and report deals)
+    epochs: int = 10
+    batch_size: int = 256
+    learning_rate: float = 1.0e-3
+    value_coef: float = 0.5
+
+
+@dataclasses.dataclass
 class TrainConfig:
     """Everything a run needs besides the CLI arguments."""
 
@@ -65,6 +78,7 @@ class TrainConfig:
     checkpoint_freq: int = 20_000
     eval: EvalConfig = dataclasses.field(default_factory=EvalConfig)
     report: ReportConfig = dataclasses.field(default_factory=ReportConfig)
+    pretrain: PretrainConfig = dataclasses.field(default_factory=PretrainConfig)
 
 
 def _check_type(value: Any, annotation: Any, where: str) -> None:
@@ -164,6 +178,10 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
     for name in ("n_envs", "total_timesteps"):
         if getattr(config, name) < 1:
             raise ConfigError(f"{path}: {env_id}.{name} must be at least 1")
+    if config.pretrain.episodes > 0 and config.pretrain.teacher not in ("greedy", "planner", "solver"):
+        raise ConfigError(
+            f"{path}: {env_id}.pretrain.teacher must be greedy, planner or solver, got {config.pretrain.teacher!r}"
+        )
     return config
 
 

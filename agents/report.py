@@ -44,6 +44,7 @@ def write_report(run_dir: Path, config: TrainConfig) -> str:
         f"Trained {training['timesteps']} steps in {training['train_seconds'] / 60:.1f} min on {payload['machine']}.",
         f"All agents played the same {config.report.episodes} deals (seeds {config.report.seed}..."
         f"{config.report.seed + config.report.episodes - 1}).",
+        *_pretrain_lines(run_dir),
         "",
         table,
         "",
@@ -53,6 +54,20 @@ def write_report(run_dir: Path, config: TrainConfig) -> str:
         lines += ["", "![learning curve](learning_curve.png)"]
     (run_dir / "report.md").write_text("\n".join(lines) + "\n")
     return table
+
+
+def _pretrain_lines(run_dir: Path) -> list[str]:
+    """A line on the warm start, when the run had one (``pretrain.json``)."""
+    path = run_dir / "pretrain.json"
+    if not path.is_file():
+        return []
+    record = json.loads(path.read_text())
+    last = record["epochs"][-1] if record["epochs"] else {"accuracy": float("nan")}
+    return [
+        f"Warm start (included in that time): behaviour cloning of {record['episodes']} {record['teacher']} games "
+        f"({record['decisions']} decisions, teacher mean score {record['teacher_mean_score']:.2f}); the policy "
+        f"picked the teacher's move on {100 * last['accuracy']:.1f}% of sampled decisions after cloning."
+    ]
 
 
 def _cpu_count() -> int:

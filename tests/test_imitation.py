@@ -1,0 +1,108 @@
+"""Behaviour cloning (agents.imitation) and the pretrain stage of train.py."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import yaml
+
+import train
+from agents.config import ConfigError, load_config
+from agents.imitation import collect, fit
+from agents.registry import make_agent
+
+GOLF = "patience_gym/Golf-v0"
+KWARGS = {"obs_encoding": "planes"}
+
+
+def test_collect_records_every_teacher_decision_with_its_return():
+    demos = collect(GOLF, KWARGS, "greedy", seeds=[5, 6], gamma=1.0)
+    env = gym.make(GOLF, **KWARGS)
+    teacher = make_agent("greedy", "golf")
+    row = 0
+    for seed in (5, 6):
+        obs, info = env.reset(seed=seed)
+        first = row
+        done = False
+        total = 0.0
+        while not done:
+            assert np.array_equal(demos.obs[row], obs)
+            assert np.array_equal(demos.masks[row], info["action_mask"].astype(bool))
+            assert demos.masks[row][demos.actions[row]]
+            assert demos.actions[row] == teacher.act(env.unwrapped, obs, info["action_mask"].astype(bool))
+            obs, reward, terminated, truncated, info = env.step(int(demos.actions[row]))
+            total += float(reward)
+            done = terminated or truncated
+            row += 1
+        # Undiscounted return-to-go: the first decision's is the whole episode's reward.
+        assert demos.returns[first] == pytest.approx(total)
+        assert demos.returns[row - 1] == pytest.approx(float(reward))
+    assert row == len(demos)
+    assert len(demos.episode_scores) == 2
+
+
+def test_discounted_returns_follow_gamma():
+    demos = collect(GOLF, KWARGS, "random", seeds=[1], gamma=0.5)
+    env = gym.make(GOLF, **KWARGS)
+    env.reset(seed=1)
+    rewards = []
+    for action in demos.actions:
+        _, reward, *_ = env.step(int(action))
+        rewards.append(float(reward))
+    expected = [sum(r * 0.5**k for k, r in enumerate(rewards[i:])) for i in range(len(rewards))]
+    assert demos.returns == pytest.approx(expected)
+
+
+def test_fit_learns_to_copy_the_teacher():
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    demos = collect(GOLF, KWARGS, "greedy", seeds=range(40), gamma=1.0)
+    model = MaskablePPO("MlpPolicy", make_vec_env(GOLF, n_envs=1, env_kwargs=KWARGS), seed=0, device="cpu")
+    before = fit(model, demos, epochs=1, learning_rate=0.0)[0]
+    history = fit(model, demos, epochs=8, learning_rate=1e-3)
+    assert history[-1]["policy_loss"] < before["policy_loss"]
+    assert history[-1]["value_loss"] < before["value_loss"]
+    assert history[-1]["accuracy"] > max(0.8, before["accuracy"] + 0.15)
+
+
+def test_train_pretrains_then_fine_tunes(tmp_path):
+    config = {
+        GOLF: {
+            "env_kwargs": KWARGS,
+            "n_envs": 2,
+            "total_timesteps": 512,
+            "policy_kwargs": {"net_arch": [32]},
+            "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 1, "gamma": 1.0},
+            "checkpoint_freq": 512,
+            "eval": {"freq": 0},
+            "report": {"episodes": 3, "seed": 0, "agents": ["greedy"]},
+            "pretrain": {"teacher": "greedy", "episodes": 4, "epochs": 2},
+        }
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run_dir = tmp_path / "run"
+    assert train.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar"]) == 0
+    record = json.loads((run_dir / "pretrain.json").read_text())
+    assert record["teacher"] == "greedy" and record["episodes"] == 4
+    assert record["decisions"] > 4 * 20 and len(record["epochs"]) == 2
+    assert "behaviour cloning of 4 greedy games" in (run_dir / "report.md").read_text()
+    # --pretrain-episodes 0 skips it.
+    other = tmp_path / "other"
+    args = ["--config", str(path), "--run-dir", str(other), "--no-progress-bar", "--pretrain-episodes", "0"]
+    assert train.main(args) == 0
+    assert not (other / "pretrain.json").exists()
+
+
+def test_unknown_teacher_is_a_config_error(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "oracle", "episodes": 3}}}))
+    with pytest.raises(ConfigError, match=r"pretrain.teacher must be greedy, planner or solver"):
+        load_config(path)
+    path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", "episode": 3}}}))
+    with pytest.raises(ConfigError, match=r"unknown key patience_gym/Golf-v0.pretrain.episode"):
+        load_config(path)
