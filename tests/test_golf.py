@@ -404,3 +404,41 @@ def test_ansi_render_shows_cards_and_moves():
     text = env.render()
     assert "waste: 7H" in text and "stock: 16" in text and "moves: " in text
     assert text.splitlines()[5].split()[0] == BOOK_DEAL[28]
+
+
+def _longest_run_by_brute_force(game: Golf, state, first: int) -> int:
+    """Plays in a row (no deal) starting with column ``first``, by trying every sequence through ``step``."""
+    if not game.legal_mask(state)[first]:
+        return 0
+    after = state.copy()
+    game.apply(after, first)
+    rest = [_longest_run_by_brute_force(game, after, c) for c in range(DEAL)]
+    return 1 + max(rest)
+
+
+def test_runs_encoding_gives_each_columns_longest_run_and_hides_the_stock():
+    game = Golf()
+    rng = np.random.default_rng(7)
+    checked = 0
+    for seed in range(40):
+        state = game.init(np.random.default_rng(seed))
+        for _ in range(int(rng.integers(0, 25))):
+            if game.is_over(state):
+                break
+            game.apply(state, int(rng.choice(game.legal_actions(state))))
+        if game.is_over(state):
+            continue
+        obs = game.observe(state, "runs")
+        assert obs[: 52 * 15 + 1].tolist() == game.observe(state, "planes").tolist()
+        features = obs[52 * 15 + 1 :].reshape(7, 3)
+        for c in range(7):
+            assert round(features[c, 0] * 35) == _longest_run_by_brute_force(game, state, c)
+            assert features[c, 2] == pytest.approx(len(state.columns[c]) / 5)
+        checked += 1
+    assert checked > 30
+    # Only visible cards count: the face-down stock order changes nothing.
+    env = gym.make("patience_gym/Golf-v0", obs_encoding="runs")
+    a, _ = env.reset(options={"deal": BOOK_DEAL})
+    b, _ = env.reset(options={"deal": BOOK_DEAL[:36] + BOOK_DEAL[36:][::-1]})
+    np.testing.assert_array_equal(a, b)
+    assert env.observation_space.contains(a)

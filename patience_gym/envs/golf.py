@@ -30,8 +30,16 @@ class GolfEnv(PatienceEnv):
     with suits ``C D H S``.
     ``obs_encoding="planes"``: ``Box(0, 1, (781,), float32)``: for each of
     the 52 cards, 15 flags (column one-hot 7, row one-hot 5, exposed, waste
-    top, in the waste pile), then the stock count / 16. Neither encoding
-    shows the order (or, in "ids", the identity) of the face-down stock.
+    top, in the waste pile), then the stock count / 16.
+    ``obs_encoding="ranks"``: ``Box(0, 1, (573,), float32)``: suits dropped;
+    every link slot's rank, each column's exposed rank, the waste rank, the
+    count of unseen cards per rank, the stock count.
+    ``obs_encoding="runs"``: ``Box(0, 1, (802,), float32)``: the planes, then
+    per column what a player sees at a glance: the longest run of plays that
+    starts with its exposed card (/35; 0 if it cannot play), how many unseen
+    cards could play after that run (/52), and its height (/5)
+    (``patience_gym.games.golf_runs``). No encoding shows the order (or, in
+    "ids", the identity) of the face-down stock.
 
     ## Rewards
     +1 per card cleared from the links; when the links clear with ``k`` stock
@@ -60,7 +68,8 @@ class GolfEnv(PatienceEnv):
     ``render_mode=None`` (or ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release; the opt-in ``runs`` encoding was added later
+      without changing any other behaviour.
     """
 
     game_name = "golf"

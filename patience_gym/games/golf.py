@@ -16,6 +16,7 @@ import numpy as np
 
 from patience_gym.cards import CODE, RANK, check_cards, codes, parse_cards, shuffled_deck
 from patience_gym.core import Game, ObsSpec
+from patience_gym.games.golf_runs import column_runs
 
 NUM_COLUMNS = 7
 NUM_ROWS = 5
@@ -30,6 +31,8 @@ _PLANE_WIDTH = NUM_COLUMNS + NUM_ROWS + 3
 # Rank-centric "ranks" layout: every link slot's rank, each column's exposed rank,
 # the waste rank (one-hots of 13), unseen cards per rank / 4, stock count / 16.
 _RANKS_SIZE = (NUM_LINKS + NUM_COLUMNS + 1) * 13 + 13 + 1
+# "runs": the planes, then per column (run length/NUM_LINKS, openness/52, height/NUM_ROWS).
+_RUNS_SIZE = 52 * _PLANE_WIDTH + 1 + 3 * NUM_COLUMNS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,7 +102,7 @@ class Golf(Game[GolfState]):
     name = "golf"
     Options = GolfOptions
     lower_score_is_better = True
-    obs_encodings = ("ids", "planes", "ranks")
+    obs_encodings = ("ids", "planes", "ranks", "runs")
     max_episode_steps = 500
     num_actions = NUM_COLUMNS + 1
 
@@ -206,6 +209,8 @@ class Golf(Game[GolfState]):
             return ObsSpec((NUM_LINKS + 2,), 0, 52, np.int8)
         if encoding == "ranks":
             return ObsSpec((_RANKS_SIZE,), 0.0, 1.0, np.float32)
+        if encoding == "runs":
+            return ObsSpec((_RUNS_SIZE,), 0.0, 1.0, np.float32)
         return ObsSpec((52 * _PLANE_WIDTH + 1,), 0.0, 1.0, np.float32)
 
     def observe(self, state: GolfState, encoding: str) -> np.ndarray:
@@ -213,7 +218,24 @@ class Golf(Game[GolfState]):
             return self._observe_ids(state)
         if encoding == "ranks":
             return self._observe_ranks(state)
+        if encoding == "runs":
+            return self._observe_runs(state)
         return self._observe_planes(state)
+
+    def _observe_runs(self, state: GolfState) -> np.ndarray:
+        """The planes, then per column: longest visible run it starts, openness after it, height.
+
+        See :mod:`patience_gym.games.golf_runs`; only visible cards are read.
+        """
+        obs = np.zeros(_RUNS_SIZE, dtype=np.float32)
+        planes = self._observe_planes(state)
+        obs[: len(planes)] = planes
+        at = len(planes)
+        for c, (length, openness) in enumerate(column_runs(self._fits, state.columns, state.waste)):
+            obs[at + 3 * c] = length / NUM_LINKS
+            obs[at + 3 * c + 1] = openness / 52
+            obs[at + 3 * c + 2] = len(state.columns[c]) / NUM_ROWS
+        return obs
 
     @staticmethod
     def _observe_ids(state: GolfState) -> np.ndarray:
