@@ -16,7 +16,9 @@ import argparse
 import json
 from pathlib import Path
 
-from agents.evaluate import format_share
+import numpy as np
+
+from agents.evaluate import format_share, mean_ci95
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "benchmarks" / "runs"
@@ -27,6 +29,8 @@ def load_runs() -> list[dict]:
     for path in sorted(RUNS.glob("*/results.json")):
         data = json.loads(path.read_text())
         data["name"] = path.parent.name
+        pretrain = path.parent / "pretrain.json"
+        data["pretrain"] = json.loads(pretrain.read_text()) if pretrain.is_file() else None
         runs.append(data)
     return runs
 
@@ -38,12 +42,10 @@ def to_markdown(runs: list[dict]) -> str:
         "|---|---|---|---:|---:|---|---|",
     ]
     for run in runs:
-        env = run["env"].split("/")[-1]
-        if run.get("env_kwargs", {}).get("obs_encoding"):
-            env += f" ({run['env_kwargs']['obs_encoding']})"
+        env = _env_label(run)
         better = "lower" if run["lower_score_is_better"] else "higher"
         for r in run["results"]:
-            training = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min" if r["agent"] == "ppo" else ""
+            training = _training(run) if r["agent"] == "ppo" else ""
             lines.append(
                 f"| {run['name']} | {env} | {r['agent']} | "
                 f"{r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
@@ -56,7 +58,42 @@ def to_markdown(runs: list[dict]) -> str:
         + ", ".join(f"{run['name']}: {run['episodes']} deals from seed {run['seed']}" for run in runs)
         + ")."
     )
+    lines += ["", *verdicts(runs)]
     return "\n".join(lines) + "\n"
+
+
+def _env_label(run: dict) -> str:
+    env = str(run["env"]).split("/")[-1]
+    encoding = run.get("env_kwargs", {}).get("obs_encoding")
+    return f"{env} ({encoding})" if encoding else env
+
+
+def _training(run: dict) -> str:
+    text = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min"
+    if run.get("pretrain"):
+        text += f" (incl. cloning {run['pretrain']['episodes']:,} {run['pretrain']['teacher']} games)"
+    return text
+
+
+def verdicts(runs: list[dict]) -> list[str]:
+    """PPO against greedy on each run's deals: paired difference and whether the 95% intervals separate."""
+    lines = [
+        "| run | PPO - greedy, paired by deal (95% CI) | PPO beats greedy outside both 95% CIs? |",
+        "|---|---:|---|",
+    ]
+    for run in runs:
+        by_agent = {r["agent"]: r for r in run["results"]}
+        if "ppo" not in by_agent or "greedy" not in by_agent:
+            continue
+        diff = np.asarray(run["scores"]["ppo"], float) - np.asarray(run["scores"]["greedy"], float)
+        mean, ci = mean_ci95(diff.tolist())
+        ppo, greedy = by_agent["ppo"], by_agent["greedy"]
+        if run["lower_score_is_better"]:
+            beats = ppo["mean_score"] + ppo["score_ci95"] < greedy["mean_score"] - greedy["score_ci95"]
+        else:
+            beats = ppo["mean_score"] - ppo["score_ci95"] > greedy["mean_score"] + greedy["score_ci95"]
+        lines.append(f"| {run['name']} | {mean:+.2f} ± {ci:.2f} | {'yes' if beats else 'no'} |")
+    return lines
 
 
 def main() -> None:

@@ -73,3 +73,32 @@ def test_planner_results_merge_replaces_only_the_new_envs_rows():
     assert merged["rows"] == [row("A", "greedy", 1), row("B", "planner", 3), row("C", "greedy", 4)]
     with pytest.raises(SystemExit, match="seed 1"):
         merge(old, {**new, "seed": 1})
+
+
+def _run(name: str, lower: bool, ppo: list[float], greedy: list[float]) -> dict:
+    from agents.evaluate import mean_ci95
+
+    results = []
+    for agent, scores in (("greedy", greedy), ("ppo", ppo)):
+        mean, ci = mean_ci95(scores)
+        results.append({"agent": agent, "mean_score": mean, "score_ci95": ci})
+    return {"name": name, "lower_score_is_better": lower, "results": results, "scores": {"greedy": greedy, "ppo": ppo}}
+
+
+def test_ppo_verdict_needs_separated_intervals_in_the_better_direction():
+    from benchmarks.results import verdicts
+
+    greedy = [10.0, 12.0, 8.0, 11.0, 9.0] * 20
+    rows = verdicts(
+        [
+            _run("golf-better", True, [g - 3 for g in greedy], greedy),
+            _run("golf-worse", True, [g + 3 for g in greedy], greedy),
+            _run("golf-level", True, [g - 0.01 for g in greedy], greedy),
+            _run("cards-better", False, [g + 3 for g in greedy], greedy),
+        ]
+    )
+    assert rows[2] == "| golf-better | -3.00 ± 0.00 | yes |"
+    assert rows[3] == "| golf-worse | +3.00 ± 0.00 | no |"
+    # A paired difference can be certain while the two intervals still overlap: that is not "beats".
+    assert rows[4] == "| golf-level | -0.01 ± 0.00 | no |"
+    assert rows[5] == "| cards-better | +3.00 ± 0.00 | yes |"

@@ -1,0 +1,148 @@
+"""How well does a policy network copy each teacher? Behaviour cloning alone, no PPO.
+
+For each (env, teacher) it records the teacher's games on deals apart from the
+evaluation deals, fits a fresh MaskablePPO policy to them (``agents.imitation``),
+and plays the cloned policy (deterministic) on the evaluation deals beside the
+teacher. The gap between teacher and student is what PPO fine-tuning starts from.
+
+Usage::
+
+    python -m benchmarks.imitation --env patience_gym/Golf-v0 --teacher greedy --episodes 3000
+    python -m benchmarks.imitation --merge   # rebuild the table from the saved rows
+
+Appends one row per call to ``benchmarks/results/imitation.json`` and rewrites
+``benchmarks/results/imitation.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+DEMO_SEED = 3_000_000  # teacher games; evaluation deals are seeds 0..N-1
+
+
+def clone(
+    env_id: str,
+    teacher: str,
+    episodes: int,
+    eval_episodes: int,
+    epochs: int,
+    net_arch: list[int],
+    seed: int,
+    env_kwargs: dict[str, Any],
+) -> dict[str, Any]:
+    """Record, fit, evaluate; one result row."""
+    import torch as th
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from agents.base import Agent
+    from agents.evaluate import evaluate, play_episodes
+    from agents.imitation import collect, fit
+
+    th.manual_seed(seed)
+    demos = collect(env_id, env_kwargs, teacher, range(DEMO_SEED, DEMO_SEED + episodes))
+    model = MaskablePPO(
+        "MlpPolicy",
+        make_vec_env(env_id, n_envs=1, env_kwargs={"render_mode": None, **env_kwargs}),
+        policy_kwargs={"net_arch": net_arch},
+        gamma=1.0,
+        seed=seed,
+        device="cpu",
+    )
+    start = time.perf_counter()
+    history = fit(model, demos, epochs=epochs, seed=seed)
+    fit_seconds = time.perf_counter() - start
+
+    class Student(Agent):
+        name = "student"
+
+        def act(self, env: Any, obs: Any, mask: Any) -> int:
+            action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+            return int(action)
+
+    teacher_summary = evaluate(env_id, [teacher], eval_episodes, 0, env_kwargs)[0]
+    student_summary = play_episodes(env_id, Student(), range(eval_episodes), env_kwargs)
+    return {
+        "env": env_id,
+        "teacher": teacher,
+        "episodes": episodes,
+        "decisions": len(demos),
+        "epochs": epochs,
+        "net_arch": net_arch,
+        "accuracy": history[-1]["accuracy"],
+        "record_seconds": demos.seconds,
+        "fit_seconds": fit_seconds,
+        "eval_episodes": eval_episodes,
+        "teacher_score": [teacher_summary.mean_score, teacher_summary.score_ci95],
+        "teacher_win_rate": teacher_summary.win_rate,
+        "student_score": [student_summary.mean_score, student_summary.score_ci95],
+        "student_win_rate": student_summary.win_rate,
+        "machine": f"{platform.machine()}, Python {platform.python_version()}",
+    }
+
+
+def to_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "Behaviour cloning alone (`python -m benchmarks.imitation`): a MaskablePPO MLP policy fitted to a "
+        f"teacher's moves on deals from seed {DEMO_SEED}, then played deterministically on the evaluation "
+        "deals (seeds 0..N-1) beside the teacher. `solver` sees the hidden cards; its student does not. "
+        "Accuracy: share of sampled training decisions where the student's top move is the teacher's.",
+        "",
+        "| env | teacher | teacher games | decisions | epochs | accuracy | eval deals | teacher score "
+        "| student score | teacher wins | student wins |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['env'].split('/')[-1]} | {r['teacher']} | {r['episodes']:,} | {r['decisions']:,} | {r['epochs']} "
+            f"| {100 * r['accuracy']:.1f}% | {r['eval_episodes']} "
+            f"| {r['teacher_score'][0]:.2f} ± {r['teacher_score'][1]:.2f} "
+            f"| {r['student_score'][0]:.2f} ± {r['student_score'][1]:.2f} "
+            f"| {100 * r['teacher_win_rate']:.1f}% | {100 * r['student_win_rate']:.1f}% |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", default="patience_gym/Golf-v0")
+    parser.add_argument("--teacher", default="greedy", choices=["greedy", "planner", "solver"])
+    parser.add_argument("--episodes", type=int, default=3000, help="teacher games to clone")
+    parser.add_argument("--eval-episodes", type=int, default=500)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--net-arch", default="256,256")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--merge", action="store_true", help="only rebuild the table from the saved rows")
+    args = parser.parse_args(argv)
+    saved = RESULTS / "imitation.json"
+    rows: list[dict[str, Any]] = json.loads(saved.read_text()) if saved.is_file() else []
+    if not args.merge:
+        arch = [int(x) for x in args.net_arch.split(",")]
+        row = clone(
+            args.env,
+            args.teacher,
+            args.episodes,
+            args.eval_episodes,
+            args.epochs,
+            arch,
+            args.seed,
+            {"obs_encoding": "planes"},
+        )
+        key = (row["env"], row["teacher"], row["episodes"])
+        rows = [r for r in rows if (r["env"], r["teacher"], r["episodes"]) != key] + [row]
+        saved.write_text(json.dumps(rows, indent=2))
+    table = to_markdown(rows)
+    print(table)
+    (RESULTS / "imitation.md").write_text(table)
+
+
+if __name__ == "__main__":
+    main()
