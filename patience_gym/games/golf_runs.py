@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from patience_gym.cards import RANK
 
 #: A search visits at most this many positions per observation (runs are short in practice).
-MAX_NODES = 20_000
+MAX_NODES = 50_000
 
 
 class _Search:
