@@ -24,6 +24,7 @@ SECTIONS = {
     "golf-solver": "golf_solver.md",  # benchmarks/golf_solver.py
     "puss-solver": "puss_solver.md",  # benchmarks/puss_solver.py
     "results": "ppo.md",  # benchmarks/results.py, from the run reports in benchmarks/runs/
+    "imitation": "imitation.md",  # benchmarks/imitation.py
     "train-speed": "train_speed.md",  # benchmarks/train_speed.py
     "speed": "env_speed.md",  # benchmarks/env_speed.py
 }

@@ -78,8 +78,8 @@ def _training(run: dict) -> str:
 def verdicts(runs: list[dict]) -> list[str]:
     """PPO against greedy on each run's deals: paired difference and whether the 95% intervals separate."""
     lines = [
-        "| run | PPO - greedy, paired by deal (95% CI) | PPO beats greedy outside both 95% CIs? |",
-        "|---|---:|---|",
+        "| run | PPO - greedy, paired by deal (95% CI) | better score is | PPO beats greedy outside both 95% CIs? |",
+        "|---|---:|---|---|",
     ]
     for run in runs:
         by_agent = {r["agent"]: r for r in run["results"]}
@@ -92,7 +92,8 @@ def verdicts(runs: list[dict]) -> list[str]:
             beats = ppo["mean_score"] + ppo["score_ci95"] < greedy["mean_score"] - greedy["score_ci95"]
         else:
             beats = ppo["mean_score"] - ppo["score_ci95"] > greedy["mean_score"] + greedy["score_ci95"]
-        lines.append(f"| {run['name']} | {mean:+.2f} ± {ci:.2f} | {'yes' if beats else 'no'} |")
+        direction = "lower" if run["lower_score_is_better"] else "higher"
+        lines.append(f"| {run['name']} | {mean:+.2f} ± {ci:.2f} | {direction} | {'yes' if beats else 'no'} |")
     return lines
 
 

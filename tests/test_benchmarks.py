@@ -97,8 +97,8 @@ def test_ppo_verdict_needs_separated_intervals_in_the_better_direction():
             _run("cards-better", False, [g + 3 for g in greedy], greedy),
         ]
     )
-    assert rows[2] == "| golf-better | -3.00 ± 0.00 | yes |"
-    assert rows[3] == "| golf-worse | +3.00 ± 0.00 | no |"
+    assert rows[2] == "| golf-better | -3.00 ± 0.00 | lower | yes |"
+    assert rows[3] == "| golf-worse | +3.00 ± 0.00 | lower | no |"
     # A paired difference can be certain while the two intervals still overlap: that is not "beats".
-    assert rows[4] == "| golf-level | -0.01 ± 0.00 | no |"
-    assert rows[5] == "| cards-better | +3.00 ± 0.00 | yes |"
+    assert rows[4] == "| golf-level | -0.01 ± 0.00 | lower | no |"
+    assert rows[5] == "| cards-better | +3.00 ± 0.00 | higher | yes |"
