@@ -15,9 +15,9 @@ import argparse
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -28,6 +28,16 @@ from agents.registry import make_agent
 from patience_gym.games.golf import BOGEY
 
 Z95 = 1.959963984540054
+
+
+class Move(NamedTuple):
+    """One move of an episode: what the agent saw, what it chose, and what followed."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: int
+    reward: float
+    info: dict[str, Any]  # the env's info after the move
 
 
 @dataclass
@@ -75,6 +85,26 @@ def format_share(share: float, ci: Sequence[float]) -> str:
     return f"{100 * share:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+def run_episode(env: gym.Env[Any, Any], agent: Agent, seed: int) -> Iterator[Move]:
+    """Play ``agent`` on the deal of ``env.reset(seed=seed)``, yielding each move as it is made.
+
+    An illegal choice is a RuntimeError naming the agent and the seed.
+    """
+    unwrapped = env.unwrapped
+    obs, info = env.reset(seed=int(seed))
+    agent.reset(int(seed))
+    done = False
+    while not done:
+        mask = info["action_mask"].astype(bool)
+        action = agent.act(unwrapped, obs, mask)  # type: ignore[arg-type]
+        before = obs
+        obs, reward, terminated, truncated, info = env.step(action)
+        if info["illegal_action"]:
+            raise RuntimeError(f"agent {agent.name} chose illegal action {action} on seed {seed}")
+        done = terminated or truncated
+        yield Move(before, mask, int(action), float(reward), info)
+
+
 def play_episodes(env_id: str, agent: Agent, seeds: Sequence[int], env_kwargs: dict[str, Any] | None = None) -> Summary:
     """Play one episode per seed and summarise score, wins and moves."""
     env = gym.make(env_id, **(env_kwargs or {}))
@@ -84,18 +114,10 @@ def play_episodes(env_id: str, agent: Agent, seeds: Sequence[int], env_kwargs: d
     moves = 0
     start = time.perf_counter()
     for seed in seeds:
-        obs, info = env.reset(seed=int(seed))
-        agent.reset(int(seed))
-        done = False
-        while not done:
-            action = agent.act(unwrapped, obs, info["action_mask"].astype(bool))  # type: ignore[arg-type]
-            obs, _, terminated, truncated, info = env.step(action)
-            if info["illegal_action"]:
-                raise RuntimeError(f"agent {agent.name} chose illegal action {action} on seed {seed}")
+        for _ in run_episode(env, agent, seed):
             moves += 1
-            done = terminated or truncated
-        scores.append(float(info["score"]))
-        wins += bool(info["won"])
+        scores.append(float(unwrapped.game.score(unwrapped.state)))  # type: ignore[attr-defined]
+        wins += bool(unwrapped.game.is_won(unwrapped.state))  # type: ignore[attr-defined]
     env.close()
     mean, ci = mean_ci95(scores)
     n = len(seeds)

@@ -24,6 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
+from agents.evaluate import run_episode
 from agents.registry import make_agent
 
 #: Decisions sampled (per epoch) to measure how often the policy agrees with the teacher.
@@ -54,8 +55,7 @@ def collect(
 ) -> Demonstrations:
     """Play the teacher on one deal per seed and record every decision."""
     env = gym.make(env_id, **env_kwargs)
-    unwrapped = env.unwrapped
-    agent = make_agent(teacher, unwrapped.game.name)  # type: ignore[attr-defined]
+    agent = make_agent(teacher, env.unwrapped.game.name)  # type: ignore[attr-defined]
     obs_chunks: list[np.ndarray] = []  # one array per episode: no per-row object overhead
     mask_chunks: list[np.ndarray] = []
     actions: list[int] = []
@@ -63,32 +63,17 @@ def collect(
     scores: list[float] = []
     start = time.perf_counter()
     for seed in seeds:
-        obs, info = env.reset(seed=int(seed))
-        agent.reset(int(seed))
-        rewards: list[float] = []
-        obs_rows: list[np.ndarray] = []
-        mask_rows: list[np.ndarray] = []
-        done = False
-        while not done:
-            mask = info["action_mask"].astype(bool)
-            action = agent.act(unwrapped, obs, mask)  # type: ignore[arg-type]
-            obs_rows.append(obs)
-            mask_rows.append(mask)
-            actions.append(action)
-            obs, reward, terminated, truncated, info = env.step(action)
-            if info["illegal_action"]:
-                raise RuntimeError(f"teacher {teacher} chose illegal action {action} on seed {seed}")
-            rewards.append(float(reward))
-            done = terminated or truncated
+        moves = list(run_episode(env, agent, seed))
         running = 0.0
         episode_returns = []
-        for reward in reversed(rewards):
-            running = reward + gamma * running
+        for move in reversed(moves):
+            running = move.reward + gamma * running
             episode_returns.append(running)
         returns.extend(reversed(episode_returns))
-        obs_chunks.append(np.asarray(obs_rows, dtype=np.float32))
-        mask_chunks.append(np.asarray(mask_rows, dtype=bool))
-        scores.append(float(info["score"]))
+        obs_chunks.append(np.asarray([m.obs for m in moves], dtype=np.float32))
+        mask_chunks.append(np.asarray([m.mask for m in moves], dtype=bool))
+        actions.extend(m.action for m in moves)
+        scores.append(float(moves[-1].info["score"]))
     env.close()
     return Demonstrations(
         obs=np.concatenate(obs_chunks),

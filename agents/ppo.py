@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,9 +16,14 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, path: str | Path, deterministic: bool = True) -> None:
+    def __init__(self, path: str | Path | Any, deterministic: bool = True) -> None:
+        """``path``: a saved model (``.zip``), or a MaskablePPO model already in memory."""
         from sb3_contrib import MaskablePPO
 
+        self.deterministic = deterministic
+        if isinstance(path, MaskablePPO):
+            self.model = path
+            return
         path = Path(path)
         if not path.exists() and not path.with_suffix(".zip").exists():
             raise FileNotFoundError(f"no PPO model at {path}")
@@ -25,7 +31,6 @@ class PPOAgent(Agent):
             self.model = MaskablePPO.load(str(path), device="cpu")
         except Exception as exc:  # zip/pickle errors vary by corruption
             raise ValueError(f"cannot load PPO model {path}: {exc}") from exc
-        self.deterministic = deterministic
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         expected = self.model.observation_space.shape

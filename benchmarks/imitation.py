@@ -43,9 +43,9 @@ def clone(
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
-    from agents.base import Agent
     from agents.evaluate import evaluate, play_episodes
     from agents.imitation import collect, fit
+    from agents.ppo import PPOAgent
 
     th.manual_seed(seed)
     demos = collect(env_id, env_kwargs, teacher, range(DEMO_SEED, DEMO_SEED + episodes))
@@ -61,15 +61,8 @@ def clone(
     history = fit(model, demos, epochs=epochs, seed=seed)
     fit_seconds = time.perf_counter() - start
 
-    class Student(Agent):
-        name = "student"
-
-        def act(self, env: Any, obs: Any, mask: Any) -> int:
-            action, _ = model.predict(obs, action_masks=mask, deterministic=True)
-            return int(action)
-
     teacher_summary = evaluate(env_id, [teacher], eval_episodes, 0, env_kwargs)[0]
-    student_summary = play_episodes(env_id, Student(), range(eval_episodes), env_kwargs)
+    student_summary = play_episodes(env_id, PPOAgent(model), range(eval_episodes), env_kwargs)
     return {
         "env": env_id,
         "teacher": teacher,

@@ -227,10 +227,8 @@ class Golf(Game[GolfState]):
 
         See :mod:`patience_gym.games.golf_runs`; only visible cards are read.
         """
-        obs = np.zeros(_RUNS_SIZE, dtype=np.float32)
-        planes = self._observe_planes(state)
-        obs[: len(planes)] = planes
-        at = len(planes)
+        obs = self._observe_planes(state, size=_RUNS_SIZE)
+        at = 52 * _PLANE_WIDTH + 1
         for c, (length, openness) in enumerate(column_runs(self._fits, state.columns, state.waste)):
             obs[at + 3 * c] = length / NUM_LINKS
             obs[at + 3 * c + 1] = openness / 52
@@ -249,9 +247,9 @@ class Golf(Game[GolfState]):
         return obs
 
     @staticmethod
-    def _observe_planes(state: GolfState) -> np.ndarray:
-        """Per card: one-hot column and row, exposed, waste top, in waste; then stock/16."""
-        obs = np.zeros(52 * _PLANE_WIDTH + 1, dtype=np.float32)
+    def _observe_planes(state: GolfState, size: int = 52 * _PLANE_WIDTH + 1) -> np.ndarray:
+        """Per card: one-hot column and row, exposed, waste top, in waste; then stock/16; zeros up to ``size``."""
+        obs = np.zeros(size, dtype=np.float32)
         for c, col in enumerate(state.columns):
             last = len(col) - 1
             for r, card in enumerate(col):
@@ -264,7 +262,7 @@ class Golf(Game[GolfState]):
         for card in state.waste:
             obs[card * _PLANE_WIDTH + waste_at] = 1.0
         obs[state.waste[-1] * _PLANE_WIDTH + waste_at - 1] = 1.0
-        obs[-1] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
+        obs[52 * _PLANE_WIDTH] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
         return obs
 
     @staticmethod
