@@ -104,7 +104,7 @@ class DeterminizationPlanner(Agent):
         for _ in range(worlds):
             world = self.determinize(game, state, unseen)
             if done == 0:
-                preferred = self.preferred(game, world, candidates)
+                preferred = self.preferred(game, world)
             for i, action in enumerate(candidates):
                 totals[i] += self.value(game, world, action)
             done += 1
@@ -138,7 +138,7 @@ class DeterminizationPlanner(Agent):
     def value(self, game: Any, world: Any, action: int) -> float:
         """How good ``action`` is in the fully known ``world`` (higher is better); ``world`` stays unchanged."""
 
-    def preferred(self, game: Any, world: Any, candidates: Sequence[int]) -> int:
+    def preferred(self, game: Any, world: Any) -> int:
         """The move that wins ties (the rollout policy's choice); -1 for none."""
         return -1
 

@@ -52,7 +52,7 @@ class GolfPlanner(DeterminizationPlanner):
         # Built from the links and the waste only: the real stock is not read.
         return GolfState([col[:] for col in state.columns], state.waste[:], order, 0)
 
-    def preferred(self, game: Golf, world: GolfState, candidates: Any) -> int:
+    def preferred(self, game: Golf, world: GolfState) -> int:
         return choose_move(game, world, game.legal_mask(world))
 
     def value(self, game: Golf, world: GolfState, action: int) -> float:

@@ -38,7 +38,6 @@ world once 1 s has gone. Results against the greedy:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 from agents.greedy_milligan import MilliganGreedy, evaluate
@@ -114,16 +113,15 @@ class MilliganPlanner(DeterminizationPlanner):
             scored.append((-evaluate(after), action))
         scored.sort()
         kept = {a for _, a in scored[: self.top]}
-        greedy = self._greedy_move(game, state, legal)
-        kept.add(greedy)  # the deal is a candidate only when the greedy would deal now
+        kept.add(self._greedy_move(game, state))  # the deal is a candidate only when the greedy would deal now
         return sorted(kept)
 
     @staticmethod
-    def _greedy_move(game: MilliganGame, state: MilliganState, legal: list[int]) -> int:
+    def _greedy_move(game: MilliganGame, state: MilliganState) -> int:
         return MilliganGreedy().choose(game, state, game.legal_mask(state))
 
-    def preferred(self, game: MilliganGame, world: MilliganState, candidates: Sequence[int]) -> int:
-        return self._greedy_move(game, world, list(candidates))
+    def preferred(self, game: MilliganGame, world: MilliganState) -> int:
+        return self._greedy_move(game, world)
 
     def value(self, game: MilliganGame, world: MilliganState, action: int) -> float:
         state = world.copy()

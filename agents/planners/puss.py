@@ -98,7 +98,7 @@ class PussPlanner(DeterminizationPlanner):
                 kept.append(action)
         return kept
 
-    def preferred(self, game: PussInTheCorner, world: PussState, candidates: Sequence[int]) -> int:
+    def preferred(self, game: PussInTheCorner, world: PussState) -> int:
         return choose_move(game, world, plan_redeal=False)
 
     def value(self, game: PussInTheCorner, world: PussState, action: int) -> float:
