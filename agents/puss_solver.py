@@ -75,7 +75,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
-from agents.greedy_puss import choose_move, waits
+from agents.greedy_puss import _NO_WAIT, _lowest_bit, choose_move, waits
 from patience_gym.cards import RANK, RED
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import (
@@ -262,10 +262,6 @@ class _Search:
         return any(state.need[f] > rank for f in range(4) if FOUNDATION_RED[f] == red)
 
 
-def _lowest_bit(x: int) -> int:
-    return (x & -x).bit_length() - 1
-
-
 def upper_bound(state: PussState) -> int:
     """Most cards that can reach the foundations once no packet will be taken up again (pass 2).
 
@@ -332,7 +328,7 @@ def ordered_moves(game: PussInTheCorner, state: PussState, bits: int) -> list[in
         for k in range(NUM_CORNERS):
             fits = plays >> (4 * k) & 0b1111
             if fits:
-                under = w[corners[k][-2]] if len(corners[k]) > 1 else 99
+                under = w[corners[k][-2]] if len(corners[k]) > 1 else _NO_WAIT
                 ranked.append((under, CORNER_TO_FOUNDATION + 4 * k + _lowest_bit(fits)))
         moves.extend(a for _, a in sorted(ranked))
         if bits >> DEAL & 1:
