@@ -178,10 +178,14 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
     for name in ("n_envs", "total_timesteps"):
         if getattr(config, name) < 1:
             raise ConfigError(f"{path}: {env_id}.{name} must be at least 1")
-    if config.pretrain.episodes > 0 and config.pretrain.teacher not in ("greedy", "planner", "solver"):
+    from agents.registry import TEACHERS
+
+    if config.pretrain.episodes > 0 and config.pretrain.teacher not in TEACHERS:
         raise ConfigError(
-            f"{path}: {env_id}.pretrain.teacher must be greedy, planner or solver, got {config.pretrain.teacher!r}"
+            f"{path}: {env_id}.pretrain.teacher must be one of {', '.join(TEACHERS)}, got {config.pretrain.teacher!r}"
         )
+    if config.pretrain.episodes > 0 and config.pretrain.epochs < 1:
+        raise ConfigError(f"{path}: {env_id}.pretrain.epochs must be at least 1")
     return config
 
 
@@ -196,27 +200,26 @@ def resolve_policy(name: str) -> Any:
     """A config's ``policy``: an SB3 name (``MlpPolicy``) as it is, or a dotted path to a policy class."""
     if "." not in name:
         return name
+    return _import_dotted(name, "policy")
+
+
+def _import_dotted(name: str, where: str) -> Any:
+    """The object a dotted ``module.attr`` path names; a ConfigError naming ``where`` when it does not import."""
     import importlib
 
     module, _, attr = name.rpartition(".")
     try:
         return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"policy: cannot import {name!r}") from exc
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError(f"{where}: cannot import {name!r}") from exc
 
 
 def resolve_policy_kwargs(policy_kwargs: dict[str, Any]) -> dict[str, Any]:
     """Turn names in a config's ``policy_kwargs`` into objects (extractor class, activation)."""
-    import importlib
-
     resolved = dict(policy_kwargs)
     name = resolved.get("features_extractor_class")
     if isinstance(name, str):
-        module, _, attr = name.rpartition(".")
-        try:
-            resolved["features_extractor_class"] = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError, ValueError) as exc:
-            raise ConfigError(f"policy_kwargs.features_extractor_class: cannot import {name!r}") from exc
+        resolved["features_extractor_class"] = _import_dotted(name, "policy_kwargs.features_extractor_class")
     activation = resolved.get("activation_fn")
     if isinstance(activation, str):
         from torch import nn

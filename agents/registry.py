@@ -35,6 +35,9 @@ PLANNER: dict[str, str] = {
 
 _BY_KIND = {"greedy": GREEDY, "solver": SOLVER, "planner": PLANNER}
 
+#: The agent kinds that come from a per-game table (and can teach a policy: see agents.imitation).
+TEACHERS: tuple[str, ...] = tuple(_BY_KIND)
+
 
 def _load(target: str) -> type[Agent]:
     module, cls = target.split(":")

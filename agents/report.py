@@ -62,7 +62,7 @@ def _pretrain_lines(run_dir: Path) -> list[str]:
     if not path.is_file():
         return []
     record = json.loads(path.read_text())
-    last = record["epochs"][-1] if record["epochs"] else {"accuracy": float("nan")}
+    last = record["epochs"][-1]  # load_config makes a warm start fit at least one epoch
     return [
         f"Warm start (included in that time): behaviour cloning of {record['episodes']} {record['teacher']} games "
         f"({record['decisions']} decisions, teacher mean score {record['teacher_mean_score']:.2f}); the policy "

@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.registry import TEACHERS
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 DEMO_SEED = 3_000_000  # teacher games; evaluation deals are seeds 0..N-1
@@ -107,7 +109,7 @@ def to_markdown(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", default="patience_gym/Golf-v0")
-    parser.add_argument("--teacher", default="greedy", choices=["greedy", "planner", "solver"])
+    parser.add_argument("--teacher", default="greedy", choices=TEACHERS)
     parser.add_argument("--episodes", type=int, default=3000, help="teacher games to clone")
     parser.add_argument("--eval-episodes", type=int, default=500)
     parser.add_argument("--epochs", type=int, default=10)

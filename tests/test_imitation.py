@@ -101,7 +101,10 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
 def test_unknown_teacher_is_a_config_error(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "oracle", "episodes": 3}}}))
-    with pytest.raises(ConfigError, match=r"pretrain.teacher must be greedy, planner or solver"):
+    with pytest.raises(ConfigError, match=r"pretrain.teacher must be one of greedy, solver, planner, got 'oracle'"):
+        load_config(path)
+    path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", "episodes": 3, "epochs": 0}}}))
+    with pytest.raises(ConfigError, match=r"pretrain.epochs must be at least 1"):
         load_config(path)
     path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", "episode": 3}}}))
     with pytest.raises(ConfigError, match=r"unknown key patience_gym/Golf-v0.pretrain.episode"):
