@@ -6,7 +6,7 @@ config (network, n_envs, PPO hyperparameters) in one process
 call, so the env's share of the wall time is measured, the rest being the
 network (rollout inference and the PPO update) and SB3's bookkeeping.
 
-Usage: ``python -m benchmarks.train_speed [--steps 20000] [--config configs/golf.yaml ...] [--json out.json]``
+Usage: ``python -m benchmarks.train_speed [--steps 20000] [--config configs/golf.yaml ...]``
 
 Writes ``benchmarks/results/train_speed.json`` and ``.md``.
 """
@@ -108,7 +108,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--config", nargs="*", type=Path, default=sorted((ROOT / "configs").glob("*.yaml")))
-    parser.add_argument("--json", dest="json_path")
     args = parser.parse_args()
     import torch
 
@@ -128,8 +127,6 @@ def main() -> None:
     results.mkdir(parents=True, exist_ok=True)
     (results / "train_speed.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=2))
     (results / "train_speed.md").write_text(table)
-    if args.json_path:
-        Path(args.json_path).write_text(json.dumps(rows, indent=2))
 
 
 if __name__ == "__main__":
