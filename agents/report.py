@@ -31,7 +31,7 @@ def write_report(run_dir: Path, config: TrainConfig) -> str:
         "lower_score_is_better": lower,
         "timesteps": training["timesteps"],
         "train_seconds": training["train_seconds"],
-        "machine": f"{platform.machine()}, {_cpu_count()} CPUs, Python {platform.python_version()}",
+        "machine": machine_description(),
         "results": [r.row() for r in results],
         "scores": {r.agent: r.scores for r in results},
     }
@@ -70,10 +70,11 @@ def _pretrain_lines(run_dir: Path) -> list[str]:
     ]
 
 
-def _cpu_count() -> int:
+def machine_description() -> str:
+    """This machine in a table cell: architecture, CPU count, Python version."""
     import os
 
-    return os.cpu_count() or 1
+    return f"{platform.machine()}, {os.cpu_count() or 1} CPUs, Python {platform.python_version()}"
 
 
 def _read_monitor(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 from pathlib import Path
 
 import gymnasium as gym
 
 import patience_gym
 from agents.evaluate import evaluate, format_share
+from agents.report import machine_description
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -36,7 +35,7 @@ def measure(env_ids: list[str], episodes: int, seed: int) -> dict:
                 f"win {100 * row['win_rate']:5.1f}%  ({row['seconds']:.0f} s)",
                 flush=True,
             )
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    machine = machine_description()
     return {"episodes": episodes, "seed": seed, "machine": machine, "rows": rows}
 
 

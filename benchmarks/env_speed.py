@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym
+from agents.report import machine_description
 
 TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
     "patience_gym/Golf-v0": 4.0,
@@ -134,7 +133,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = [time_env(env_id, args.seconds) for env_id in args.env]
     reference = time_openspiel(args.seconds)
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    machine = machine_description()
     for row in rows:
         row["ratio_to_openspiel"] = row["steps_per_s"] / reference["steps_per_s"] if reference else float("nan")
     table = to_markdown(rows, reference, machine)

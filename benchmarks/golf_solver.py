@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ import gymnasium as gym
 import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluate import format_share, mean_ci95, wilson_ci95
 from agents.golf_solver import HAVE_FAST, solve
+from agents.report import machine_description
 from patience_gym.cards import codes
 from patience_gym.games.golf import NUM_HOLES, Golf, GolfRound
 
@@ -117,7 +116,7 @@ def measure(deals: int, seed: int, rounds: int, max_nodes: int | None, fast: boo
             f"not proven {row['not_proven']}  {row['seconds_per_1000']:.1f} s/1000 deals",
             flush=True,
         )
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    machine = machine_description()
     return {
         "deals": deals,
         "seed": seed,

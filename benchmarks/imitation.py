@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 from pathlib import Path
 from typing import Any
 
 from agents.registry import TEACHERS
+from agents.report import machine_description
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -80,7 +80,7 @@ def clone(
         "teacher_win_rate": teacher_summary.win_rate,
         "student_score": [student_summary.mean_score, student_summary.score_ci95],
         "student_win_rate": student_summary.win_rate,
-        "machine": f"{platform.machine()}, Python {platform.python_version()}",
+        "machine": machine_description(),
     }
 
 

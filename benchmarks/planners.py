@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ import gymnasium as gym
 import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluate import evaluate, format_share
 from agents.registry import SOLVER, make_agent
+from agents.report import machine_description
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -82,7 +81,7 @@ def measure(deals: dict[str, int], seed: int, jobs: int = 1) -> dict[str, Any]:
     else:
         per_env = [measure_env(*task) for task in tasks]
     rows = [row for env_rows in per_env for row in env_rows]
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    machine = machine_description()
     return {"seed": seed, "deals": deals, "machine": machine, "rows": rows}
 
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
-import platform
 import statistics
 import time
 from pathlib import Path
@@ -30,6 +28,7 @@ import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluate import format_share, wilson_ci95
 from agents.greedy_puss import choose_move
 from agents.puss_solver import solve
+from agents.report import machine_description
 from patience_gym.games.puss import PussOptions
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
@@ -180,7 +179,7 @@ def main() -> None:
         "seed": args.seed,
         "max_nodes": args.max_nodes,
         "max_seconds": args.max_seconds,
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "machine": machine_description(),
         "runs": [measure(args.deals, args.seed, args.max_nodes, args.max_seconds, o) for o in rule_sets],
     }
     args.out.mkdir(parents=True, exist_ok=True)

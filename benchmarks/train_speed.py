@@ -111,7 +111,8 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, torch threads {torch.get_num_threads()}")
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, torch threads {torch.get_num_threads()}"
+    print(f"machine: {machine}")
     print(f"{'env':38s} {'steps/s':>8s} {'in env':>7s} {'network+SB3':>12s}")
     rows = []
     for path in args.config:
@@ -121,7 +122,6 @@ def main() -> None:
             f"{row['env']:38s} {row['steps_per_s']:8.0f} {100 * row['env_share']:6.1f}% "
             f"{100 * (1 - row['env_share']):11.1f}%"
         )
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, torch threads {torch.get_num_threads()}"
     table = to_markdown(rows, machine)
     results = ROOT / "benchmarks" / "results"
     results.mkdir(parents=True, exist_ok=True)
