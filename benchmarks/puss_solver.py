@@ -39,9 +39,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 VARIANTS: list[dict[str, bool]] = [{"sevens_after_placing": True}, {"forced_foundation": False}]
 
 
-def replay(state_dict: dict[str, Any], moves: list[int], options: dict[str, bool]) -> tuple[float, bool]:
-    """Final score and win of ``moves`` played in a fresh env from ``state_dict``."""
-    env = gym.make(ENV_ID, **options)
+def replay(env: gym.Env, state_dict: dict[str, Any], moves: list[int]) -> tuple[float, bool]:
+    """Final score and win of ``moves`` played in ``env`` from ``state_dict``."""
     env.reset(options={"state": state_dict})
     info: dict[str, Any] = {}
     for action in moves:
@@ -65,6 +64,7 @@ def greedy_game(env: gym.Env) -> tuple[int, bool]:
 def measure(deals: int, seed: int, max_nodes: int, max_seconds: float, options: dict[str, bool]) -> dict[str, Any]:
     """Solver and greedy on deals ``seed .. seed + deals - 1`` under the rule ``options``."""
     env = gym.make(ENV_ID, **options)
+    replay_env = gym.make(ENV_ID, **options)
     rows = []
     start = time.perf_counter()
     for i in range(deals):
@@ -72,7 +72,7 @@ def measure(deals: int, seed: int, max_nodes: int, max_seconds: float, options: 
         game, state = env.unwrapped.game, env.unwrapped.state  # type: ignore[attr-defined]
         state_dict = game.to_dict(state)
         sol = solve(game, state, max_nodes=max_nodes, max_seconds=max_seconds)
-        score, won = replay(state_dict, sol.moves, options)
+        score, won = replay(replay_env, state_dict, sol.moves)
         if score != sol.cards or won != (sol.verdict == "won"):
             raise RuntimeError(f"deal {seed + i}: the line replays to {score} (won {won}), claimed {sol.cards}")
         g_score, g_won = greedy_game(env)

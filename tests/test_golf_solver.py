@@ -18,11 +18,7 @@ from patience_gym.games.golf import NUM_COLUMNS, Golf, GolfState
 from patience_gym.games.golf_board import format_board
 from tests.test_golf import BOOK_DEAL
 
-RULES: dict[str, dict[str, bool]] = {
-    "book": {},
-    "queens_on_kings": {"queens_on_kings": True},
-    "wrap_ranks": {"wrap_ranks": True},
-}
+RULES = benchmark.RULE_SETS
 needs_c = pytest.mark.skipif(not golf_solver.HAVE_FAST, reason="C core not built")
 
 

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from agents.evaluate import play_episodes
-from agents.greedy_puss import PussGreedy, choose_move
+from agents.greedy_puss import PussGreedy
 from agents.puss_solver import PussSolution, PussSolverAgent, solve, upper_bound
 from agents.registry import make_agent
+from benchmarks.puss_solver import greedy_game
 from patience_gym.cards import CODE, RANK, RED
 from patience_gym.games.puss import ACES, MERGE, TAKE, PussInTheCorner, PussState
 
@@ -235,11 +236,9 @@ def deal(seed: int) -> tuple[PussInTheCorner, PussState]:
 
 
 def greedy_loses(seed: int) -> bool:
-    game, state = deal(seed)
-    state = state.copy()
-    while not game.is_over(state):
-        game.apply(state, choose_move(game, state))
-    return not game.is_won(state)
+    env = gym.make(ENV_ID)
+    env.reset(seed=seed)
+    return not greedy_game(env)[1]
 
 
 HARD_SEED = next(s for s in range(50) if greedy_loses(s))
