@@ -22,6 +22,7 @@ and a move list (in the env's notation) that reaches it.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from dataclasses import dataclass
 
@@ -55,6 +56,12 @@ _POS_SHIFT = 21  # position key: 3 bits per column height, then the stock positi
 _WASTE_SHIFT = 27
 
 
+@functools.lru_cache(maxsize=8)
+def _fits_bytes(fits: tuple[tuple[bool, ...], ...]) -> bytes:
+    """The rules' fits table as the C core reads it (one byte per pair of ranks); one copy per rule set."""
+    return bytes(int(f) for row in fits for f in row)
+
+
 def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool = True) -> GolfSolution:
     """Minimum score reachable from ``state`` (perfect knowledge) and moves reaching it.
 
@@ -64,7 +71,7 @@ def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool
     legal moves), with ``exact=False``.
     """
     if fast and _fast is not None:
-        fits = bytes(int(f) for row in game._fits for f in row)
+        fits = _fits_bytes(game._fits)
         columns = [[RANK[c] for c in col] for col in state.columns]
         stock = [RANK[c] for c in state.stock[state.pos :]]
         budget = max_nodes if max_nodes is not None else 2**62
