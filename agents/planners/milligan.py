@@ -93,7 +93,7 @@ class MilliganPlanner(DeterminizationPlanner):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._greedy = MilliganGreedy()
+        self._greedy.reset()
 
     def shortcut(self, game: MilliganGame, state: MilliganState, legal: list[int]) -> int | None:
         if state.stock_left == 0:  # nothing hidden: the greedy's own search plays the ending
