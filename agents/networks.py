@@ -141,3 +141,73 @@ class LogitsPolicy(MaskableActorCriticPolicy):
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
+
+
+class GolfMoves(BaseFeaturesExtractor):
+    """Golf policy features from the ``runs`` encoding: each column scored as a move, by shared weights.
+
+    Each column becomes a token of what a player weighs before playing its
+    exposed card: the ranks in every row, the exposed rank, and the run that
+    card starts (length, openness after it, height; see
+    :mod:`patience_gym.games.golf_runs`), and for every card in it how many
+    unseen cards lie one rank below and one above (its chances to play later). A global token holds the waste rank,
+    the count of still-unseen cards of each rank and the stock count (and, for
+    ``GolfRound-v0``, the hole number). Two rounds of "each column, then the
+    mean of all columns" let a move be judged against the others. The same
+    weights score every column (a permutation of the columns permutes the
+    logits), a head on the pooled state scores ``deal``, and the pooled state
+    with the global token is the value features. Output: the 8 action logits
+    followed by ``2 * hidden`` value features; pair it with :class:`LogitsPolicy`.
+    """
+
+    def __init__(self, observation_space: gym.spaces.Box, hidden: int = 64):
+        n = int(observation_space.shape[0])
+        if n < _GOLF_RUNS_SIZE:
+            raise ValueError(f"GolfMoves reads the 'runs' encoding ({_GOLF_RUNS_SIZE} values or more), got {n}")
+        super().__init__(observation_space, features_dim=8 + 2 * hidden)
+        self.extra = n - _GOLF_RUNS_SIZE
+        rank = torch.zeros(52, 13)
+        rank[torch.arange(52), torch.arange(52) % 13] = 1.0
+        self.register_buffer("card_rank", rank)
+        # The run values arrive as fractions (length/35, openness/52, height/5); one run card,
+        # a few open cards and one link should each move the input by about a unit.
+        self.register_buffer("run_scale", torch.tensor([35.0 / 2, 52.0 / 8, 5.0]))
+        column_in = 5 * 13 + 5 * 2 + 13 + 3
+        global_in = 13 + 13 + 1 + self.extra
+        self.glob = nn.Sequential(nn.Linear(global_in, hidden), nn.ReLU())
+        self.column = nn.Sequential(
+            nn.Linear(column_in + hidden, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+        )
+        self.mix = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
+        self.play = nn.Linear(hidden, 1)
+        self.deal = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        card_rank: torch.Tensor = self.card_rank  # type: ignore[assignment]
+        planes = obs[:, : 52 * 15].view(-1, 52, 15)
+        column, row = planes[:, :, :7], planes[:, :, 7:12]
+        exposed, waste_top, in_waste = planes[:, :, 12], planes[:, :, 13], planes[:, :, 14]
+        grid = torch.einsum("bkc,bkr,kq->bcrq", column, row, card_rank)  # (b, 7, 5, 13)
+        exposed_rank = torch.einsum("bkc,bk,kq->bcq", column, exposed, card_rank)  # (b, 7, 13)
+        run_scale: torch.Tensor = self.run_scale  # type: ignore[assignment]
+        runs = obs[:, 52 * 15 + 1 : _GOLF_RUNS_SIZE].view(-1, 7, 3) * run_scale
+        on_links = column.sum(dim=2) @ card_rank
+        unseen = (4.0 - on_links - in_waste @ card_rank) / 4.0
+        # For every link card: the unseen cards one rank below and one above it (its chances to play later).
+        padded = torch.nn.functional.pad(unseen, (1, 1))
+        neighbours = torch.stack([padded[:, :-2], padded[:, 2:]], dim=2)  # (b, 13, 2)
+        chances = torch.einsum("bcrq,bqk->bcrk", grid, neighbours).flatten(2)  # (b, 7, 10)
+        stock = obs[:, 52 * 15 : 52 * 15 + 1]
+        g = self.glob(torch.cat([waste_top @ card_rank, unseen, stock, obs[:, _GOLF_RUNS_SIZE:]], dim=1))
+        tokens = self.column(
+            torch.cat([grid.flatten(2), chances, exposed_rank, runs, g.unsqueeze(1).expand(-1, 7, -1)], dim=2)
+        )
+        pooled = tokens.mean(dim=1, keepdim=True).expand(-1, 7, -1)
+        tokens = self.mix(torch.cat([tokens, pooled], dim=2))
+        state = torch.cat([tokens.mean(dim=1), g], dim=1)
+        logits = torch.cat([self.play(tokens).squeeze(-1), self.deal(state)], dim=1)
+        return torch.cat([logits, state], dim=1)
+
+
+#: Length of Golf's ``runs`` observation: 52 cards x 15 planes, stock count, 7 columns x 3 run values.
+_GOLF_RUNS_SIZE = 52 * 15 + 1 + 7 * 3

@@ -9,10 +9,14 @@ import numpy as np
 
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
+from patience_gym.games.golf import GolfRound, hole_in_play
 
 
 class PPOAgent(Agent):
-    """Plays the deterministic (most likely legal) action of a saved MaskablePPO policy."""
+    """Plays the deterministic (most likely legal) action of a saved MaskablePPO policy.
+
+    A Golf-v0 model may also play GolfRound-v0 (same encoding): it plays each hole as it was trained to.
+    """
 
     name = "ppo"
 
@@ -34,6 +38,11 @@ class PPOAgent(Agent):
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         expected = self.model.observation_space.shape
+        if obs.shape != expected and isinstance(env.game, GolfRound):
+            # A policy trained on single holes (Golf-v0) plays a round hole by hole: the holes of
+            # a round are independent deals, so it sees the hole in play as Golf-v0 would show it.
+            game, hole = hole_in_play(env.game, env.state)
+            obs = game.observe(hole, env.obs_encoding)
         if obs.shape != expected:
             raise ValueError(
                 f"PPO model expects observations of shape {expected}, env gives {obs.shape}: "

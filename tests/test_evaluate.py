@@ -43,3 +43,35 @@ def test_unknown_agent_is_named():
         evaluate("patience_gym/Golf-v0", ["smart"], episodes=1)
     with pytest.raises(FileNotFoundError, match="no PPO model"):
         evaluate("patience_gym/Golf-v0", ["ppo:/nonexistent/model.zip"], episodes=1)
+
+
+def test_a_golf_hole_model_plays_a_round_hole_by_hole():
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import PPOAgent
+    from patience_gym.games.golf import hole_in_play
+
+    model = MaskablePPO("MlpPolicy", gym.make("patience_gym/Golf-v0"), n_steps=64, batch_size=32, seed=0)
+    agent = PPOAgent(model)
+    round_env = gym.make("patience_gym/GolfRound-v0")
+    obs, info = round_env.reset(seed=4)
+    holes_seen = set()
+    for _ in range(400):
+        mask = info["action_mask"].astype(bool)
+        game, hole = hole_in_play(round_env.unwrapped.game, round_env.unwrapped.state)
+        expected, _ = model.predict(
+            game.observe(hole, round_env.unwrapped.obs_encoding), action_masks=mask, deterministic=True
+        )
+        action = agent.act(round_env.unwrapped, obs, mask)
+        assert action == int(expected)
+        holes_seen.add(info["hole"])
+        obs, _, done, _, info = round_env.step(action)
+        if done:
+            break
+    assert done and holes_seen == set(range(1, 10))
+    # Any other mismatch of observation shapes is still an error that says what to do.
+    with pytest.raises(ValueError, match="obs_encoding the model was trained on"):
+        other = gym.make("patience_gym/Golf-v0", obs_encoding="planes")
+        obs, info = other.reset(seed=0)
+        agent.act(other.unwrapped, obs, info["action_mask"].astype(bool))

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from agents.config import ConfigError, resolve_policy, resolve_policy_kwargs
-from agents.networks import CardEmbedding, GolfColumns
+from agents.networks import CardEmbedding, GolfColumns, GolfMoves
 
 
 def test_card_embedding_shapes_and_rank_sharing():
@@ -95,3 +95,41 @@ def test_logits_policy_trains_saves_and_reloads(tmp_path):
     with pytest.raises(ConfigError, match="cannot import 'agents.networks.Nope'"):
         resolve_policy("agents.networks.Nope")
     assert resolve_policy("MlpPolicy") == "MlpPolicy"
+
+
+def _golf_runs_obs(env_id: str, seed: int, swap: tuple[int, int] | None = None) -> np.ndarray:
+    """The ``runs`` observation after reset, optionally with two columns of the hole swapped."""
+    from patience_gym.games.golf import hole_in_play
+
+    env = gym.make(env_id, obs_encoding="runs")
+    obs, _ = env.reset(seed=seed)
+    if swap is None:
+        return obs
+    game, hole = hole_in_play(env.unwrapped.game, env.unwrapped.state)
+    a, b = swap
+    hole.columns[a], hole.columns[b] = hole.columns[b], hole.columns[a]
+    return env.unwrapped.game.observe(env.unwrapped.state, "runs")
+
+
+@pytest.mark.parametrize("env_id", ["patience_gym/Golf-v0", "patience_gym/GolfRound-v0"])
+def test_golf_moves_scores_each_column_with_shared_weights(env_id):
+    torch.manual_seed(0)
+    obs = _golf_runs_obs(env_id, seed=5)
+    swapped = _golf_runs_obs(env_id, seed=5, swap=(1, 4))
+    assert not np.array_equal(obs, swapped)
+    net = GolfMoves(gym.make(env_id, obs_encoding="runs").observation_space, hidden=16)
+    out = net(torch.as_tensor(np.stack([obs, swapped]), dtype=torch.float32))
+    assert out.shape == (2, 8 + 32) == (2, net.features_dim)
+    # Swapping two columns swaps their logits; the deal logit and the value features stay.
+    torch.testing.assert_close(out[0, [0, 4, 2, 3, 1, 5, 6, 7]], out[1, :8])
+    torch.testing.assert_close(out[0, 8:], out[1, 8:])
+
+
+def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings():
+    net = GolfMoves(gym.make("patience_gym/GolfRound-v0", obs_encoding="runs").observation_space, hidden=16)
+    obs = torch.as_tensor(_golf_runs_obs("patience_gym/GolfRound-v0", seed=3)[None], dtype=torch.float32)
+    later = obs.clone()
+    later[0, -1] = 1.0  # the last hole instead of the first
+    assert not torch.equal(net(obs), net(later))
+    with pytest.raises(ValueError, match="'runs' encoding"):
+        GolfMoves(gym.make("patience_gym/Golf-v0", obs_encoding="planes").observation_space)

@@ -150,3 +150,24 @@ def test_committed_configs_of_the_other_families_train_and_report(tmp_path, conf
     obs, info = env.reset(seed=3)
     action, _ = model.predict(obs, action_masks=info["action_mask"].astype(bool), deterministic=True)
     assert info["action_mask"][int(action)] == 1
+
+
+def test_golf_moves_config_trains_and_its_model_plays_rounds(tmp_path):
+    """The move-scoring Golf config through train.py, then its model over nine-hole rounds."""
+    from benchmarks.golf_round_from_holes import write_round_report
+
+    config_path = Path(__file__).resolve().parent.parent / "configs" / "golf_moves.yaml"
+    hole_run = tmp_path / "hole"
+    extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2"]
+    assert train.main(["--config", str(config_path), "--run-dir", str(hole_run), "--no-progress-bar", *extra]) == 0
+    round_run = tmp_path / "round"
+    write_round_report(hole_run / "model.zip", hole_run, round_run, episodes=3, seed=7)
+    results = json.loads((round_run / "results.json").read_text())
+    assert results["env"] == "patience_gym/GolfRound-v0" and results["episodes"] == 3
+    assert [r["agent"] for r in results["results"]] == ["random", "greedy", "ppo"]
+    assert all(len(scores) == 3 for scores in results["scores"].values())
+    assert results["timesteps"] == json.loads((hole_run / "training.json").read_text())["timesteps"]
+    assert "trained on single holes" in (round_run / "report.md").read_text()
+    assert load_config(round_run / "config.yaml").env_id == "patience_gym/GolfRound-v0"
+    with pytest.raises(ValueError, match="not of patience_gym/Golf-v0"):
+        write_round_report(hole_run / "model.zip", round_run, tmp_path / "again", episodes=1, seed=0)
