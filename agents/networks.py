@@ -24,6 +24,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
+from patience_gym.games.golf import PLANE_WIDTH, RUNS_SIZE
+
 
 class CardEmbedding(BaseFeaturesExtractor):
     """Shared card embeddings + slot embeddings + one attention layer over the slots."""
@@ -162,10 +164,10 @@ class GolfMoves(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: gym.spaces.Box, hidden: int = 64):
         n = int(observation_space.shape[0])
-        if n < _GOLF_RUNS_SIZE:
-            raise ValueError(f"GolfMoves reads the 'runs' encoding ({_GOLF_RUNS_SIZE} values or more), got {n}")
+        if n < RUNS_SIZE:
+            raise ValueError(f"GolfMoves reads the 'runs' encoding ({RUNS_SIZE} values or more), got {n}")
         super().__init__(observation_space, features_dim=8 + 2 * hidden)
-        self.extra = n - _GOLF_RUNS_SIZE
+        self.extra = n - RUNS_SIZE
         rank = torch.zeros(52, 13)
         rank[torch.arange(52), torch.arange(52) % 13] = 1.0
         self.register_buffer("card_rank", rank)
@@ -184,21 +186,21 @@ class GolfMoves(BaseFeaturesExtractor):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         card_rank: torch.Tensor = self.card_rank  # type: ignore[assignment]
-        planes = obs[:, : 52 * 15].view(-1, 52, 15)
+        planes = obs[:, : 52 * PLANE_WIDTH].view(-1, 52, PLANE_WIDTH)
         column, row = planes[:, :, :7], planes[:, :, 7:12]
         exposed, waste_top, in_waste = planes[:, :, 12], planes[:, :, 13], planes[:, :, 14]
         grid = torch.einsum("bkc,bkr,kq->bcrq", column, row, card_rank)  # (b, 7, 5, 13)
         exposed_rank = torch.einsum("bkc,bk,kq->bcq", column, exposed, card_rank)  # (b, 7, 13)
         run_scale: torch.Tensor = self.run_scale  # type: ignore[assignment]
-        runs = obs[:, 52 * 15 + 1 : _GOLF_RUNS_SIZE].view(-1, 7, 3) * run_scale
+        runs = obs[:, 52 * PLANE_WIDTH + 1 : RUNS_SIZE].view(-1, 7, 3) * run_scale
         on_links = column.sum(dim=2) @ card_rank
         unseen = (4.0 - on_links - in_waste @ card_rank) / 4.0
         # For every link card: the unseen cards one rank below and one above it (its chances to play later).
         padded = torch.nn.functional.pad(unseen, (1, 1))
         neighbours = torch.stack([padded[:, :-2], padded[:, 2:]], dim=2)  # (b, 13, 2)
         chances = torch.einsum("bcrq,bqk->bcrk", grid, neighbours).flatten(2)  # (b, 7, 10)
-        stock = obs[:, 52 * 15 : 52 * 15 + 1]
-        g = self.glob(torch.cat([waste_top @ card_rank, unseen, stock, obs[:, _GOLF_RUNS_SIZE:]], dim=1))
+        stock = obs[:, 52 * PLANE_WIDTH : 52 * PLANE_WIDTH + 1]
+        g = self.glob(torch.cat([waste_top @ card_rank, unseen, stock, obs[:, RUNS_SIZE:]], dim=1))
         tokens = self.column(
             torch.cat([grid.flatten(2), chances, exposed_rank, runs, g.unsqueeze(1).expand(-1, 7, -1)], dim=2)
         )
@@ -207,7 +209,3 @@ class GolfMoves(BaseFeaturesExtractor):
         state = torch.cat([tokens.mean(dim=1), g], dim=1)
         logits = torch.cat([self.play(tokens).squeeze(-1), self.deal(state)], dim=1)
         return torch.cat([logits, state], dim=1)
-
-
-#: Length of Golf's ``runs`` observation: 52 cards x 15 planes, stock count, 7 columns x 3 run values.
-_GOLF_RUNS_SIZE = 52 * 15 + 1 + 7 * 3

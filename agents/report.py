@@ -15,11 +15,14 @@ from agents.config import TrainConfig
 from agents.evaluate import Summary, evaluate, format_table
 
 
-def write_report(run_dir: Path, config: TrainConfig) -> str:
-    """Evaluate, then write ``results.json``, ``report.md`` and the PNG plots; return the table."""
+def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) -> str:
+    """Evaluate, then write ``results.json``, ``report.md`` and the PNG plots; return the table.
+
+    ``model``: the PPO model to evaluate (default: the run's own ``model.zip``).
+    """
     env = gym.make(config.env_id, **config.env_kwargs)
     lower = bool(env.unwrapped.game.lower_score_is_better)  # type: ignore[attr-defined]
-    specs = [*config.report.agents, f"ppo:{run_dir / 'model.zip'}"]
+    specs = [*config.report.agents, f"ppo:{model or run_dir / 'model.zip'}"]
     results = evaluate(config.env_id, specs, config.report.episodes, config.report.seed, config.env_kwargs)
     table = format_table(config.env_id, results, lower)
     training = json.loads((run_dir / "training.json").read_text())

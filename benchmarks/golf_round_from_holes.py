@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 
 import yaml
@@ -42,12 +41,11 @@ def write_round_report(model: Path, hole_run: Path, run_dir: Path, episodes: int
         report=dataclasses.replace(hole_config.report, episodes=episodes, seed=seed),
     )
     run_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(model, run_dir / "model.zip")
     training = json.loads((hole_run / "training.json").read_text())
     training["trained_on"] = f"patience_gym/Golf-v0 (single holes): {hole_run.as_posix()}"
     (run_dir / "training.json").write_text(json.dumps(training, indent=2))
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
-    table = write_report(run_dir, config)
+    table = write_report(run_dir, config, model)
     report = run_dir / "report.md"
     lines = report.read_text().splitlines()
     lines.insert(

@@ -27,12 +27,12 @@ NUM_HOLES = 9
 BOGEY = 40
 
 # Card-centric "planes" layout per card: column (7), row (5), exposed, waste top, in waste.
-_PLANE_WIDTH = NUM_COLUMNS + NUM_ROWS + 3
+PLANE_WIDTH = NUM_COLUMNS + NUM_ROWS + 3
 # Rank-centric "ranks" layout: every link slot's rank, each column's exposed rank,
 # the waste rank (one-hots of 13), unseen cards per rank / 4, stock count / 16.
 _RANKS_SIZE = (NUM_LINKS + NUM_COLUMNS + 1) * 13 + 13 + 1
 # "runs": the planes, then per column (run length/NUM_LINKS, openness/52, height/NUM_ROWS).
-_RUNS_SIZE = 52 * _PLANE_WIDTH + 1 + 3 * NUM_COLUMNS
+RUNS_SIZE = 52 * PLANE_WIDTH + 1 + 3 * NUM_COLUMNS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -210,8 +210,8 @@ class Golf(Game[GolfState]):
         if encoding == "ranks":
             return ObsSpec((_RANKS_SIZE,), 0.0, 1.0, np.float32)
         if encoding == "runs":
-            return ObsSpec((_RUNS_SIZE,), 0.0, 1.0, np.float32)
-        return ObsSpec((52 * _PLANE_WIDTH + 1,), 0.0, 1.0, np.float32)
+            return ObsSpec((RUNS_SIZE,), 0.0, 1.0, np.float32)
+        return ObsSpec((52 * PLANE_WIDTH + 1,), 0.0, 1.0, np.float32)
 
     def observe(self, state: GolfState, encoding: str) -> np.ndarray:
         if encoding == "ids":
@@ -227,8 +227,8 @@ class Golf(Game[GolfState]):
 
         See :mod:`patience_gym.games.golf_runs`; only visible cards are read.
         """
-        obs = self._observe_planes(state, size=_RUNS_SIZE)
-        at = 52 * _PLANE_WIDTH + 1
+        obs = self._observe_planes(state, size=RUNS_SIZE)
+        at = 52 * PLANE_WIDTH + 1
         for c, (length, openness) in enumerate(column_runs(self._fits, state.columns, state.waste)):
             obs[at + 3 * c] = length / NUM_LINKS
             obs[at + 3 * c + 1] = openness / 52
@@ -247,22 +247,22 @@ class Golf(Game[GolfState]):
         return obs
 
     @staticmethod
-    def _observe_planes(state: GolfState, size: int = 52 * _PLANE_WIDTH + 1) -> np.ndarray:
+    def _observe_planes(state: GolfState, size: int = 52 * PLANE_WIDTH + 1) -> np.ndarray:
         """Per card: one-hot column and row, exposed, waste top, in waste; then stock/16; zeros up to ``size``."""
         obs = np.zeros(size, dtype=np.float32)
         for c, col in enumerate(state.columns):
             last = len(col) - 1
             for r, card in enumerate(col):
-                base = card * _PLANE_WIDTH
+                base = card * PLANE_WIDTH
                 obs[base + c] = 1.0
                 obs[base + NUM_COLUMNS + r] = 1.0
                 if r == last:
                     obs[base + NUM_COLUMNS + NUM_ROWS] = 1.0
         waste_at = NUM_COLUMNS + NUM_ROWS + 2
         for card in state.waste:
-            obs[card * _PLANE_WIDTH + waste_at] = 1.0
-        obs[state.waste[-1] * _PLANE_WIDTH + waste_at - 1] = 1.0
-        obs[52 * _PLANE_WIDTH] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
+            obs[card * PLANE_WIDTH + waste_at] = 1.0
+        obs[state.waste[-1] * PLANE_WIDTH + waste_at - 1] = 1.0
+        obs[52 * PLANE_WIDTH] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
         return obs
 
     @staticmethod
