@@ -34,6 +34,7 @@ from agents.config import (
     load_config,
     resolve_policy,
     resolve_policy_kwargs,
+    resolve_ppo_kwargs,
 )
 
 CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
@@ -183,7 +184,7 @@ def train(args: Args) -> Path:
             seed=args.seed,
             device="cpu",
             verbose=0,
-            **config.ppo,
+            **resolve_ppo_kwargs(config.ppo),
         )
     callbacks: list[Any] = [
         CheckpointCallback(

@@ -12,6 +12,9 @@
       eval: {freq: 20000, episodes: 50, seed: 1000000}
       report: {episodes: 500, seed: 0, agents: [random, greedy]}
 
+``learning_rate`` and ``clip_range`` may be written ``lin_<start>`` (rl-zoo's
+notation): a linear decay from ``<start>`` to 0 over the run.
+
 Any unknown key, or a value of the wrong type, is a :class:`ConfigError`
 naming the key and the file.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -153,6 +157,41 @@ def _check_ppo_kwargs(ppo: dict[str, Any], where: str) -> None:
             raise ConfigError(f"unknown MaskablePPO hyperparameter {where}.ppo.{key}")
 
 
+#: Hyperparameters that may be a schedule: ``lin_<start>`` decays linearly to 0 (rl-zoo's notation).
+SCHEDULED = ("learning_rate", "clip_range")
+
+
+class LinearSchedule:
+    """``start * progress_remaining``: SB3 calls it with 1.0 at the first step and 0.0 at the last."""
+
+    def __init__(self, start: float) -> None:
+        self.start = start
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.start * progress_remaining
+
+    def __repr__(self) -> str:
+        return f"lin_{self.start:g}"
+
+
+def resolve_ppo_kwargs(ppo: dict[str, Any], env_id: str = "") -> dict[str, Any]:
+    """The config's ``ppo`` mapping with ``lin_<start>`` strings turned into :class:`LinearSchedule`."""
+    resolved = dict(ppo)
+    for key in SCHEDULED:
+        value = resolved.get(key)
+        if isinstance(value, str):
+            match = re.fullmatch(r"lin_([0-9.eE+-]+)", value)
+            try:
+                start = float(match.group(1)) if match else None
+            except ValueError:
+                start = None
+            if start is None or start <= 0:
+                where = f"{env_id}.ppo.{key}" if env_id else f"ppo.{key}"
+                raise ConfigError(f"{where} must be a number or lin_<start> (for example lin_3e-4), got {value!r}")
+            resolved[key] = LinearSchedule(start)
+    return resolved
+
+
 def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
     """The config of ``env_id`` (or of the file's only env) from a YAML file."""
     path = Path(path)
@@ -173,6 +212,7 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
     try:
         config: TrainConfig = _build(TrainConfig, {"env_id": env_id, **(data[env_id] or {})}, env_id)
         _check_ppo_kwargs(config.ppo, env_id)
+        resolve_ppo_kwargs(config.ppo, env_id)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     for name in ("n_envs", "total_timesteps"):

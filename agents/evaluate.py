@@ -17,6 +17,7 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -144,11 +145,13 @@ def evaluate(
     """Every agent on the same ``episodes`` deals (seeds ``seed .. seed+episodes-1``)."""
     game_name = gym.make(env_id, **(env_kwargs or {})).unwrapped.game.name  # type: ignore[attr-defined]
     seeds = list(range(seed, seed + episodes))
+    several_models = sum(spec.startswith("ppo:") for spec in agent_specs) > 1
     results = []
     for spec in agent_specs:
         agent = make_agent(spec, game_name, seed=seed)
         if spec.startswith("ppo:"):
-            agent.name = "ppo"
+            # One model is "ppo"; several are told apart by their file names.
+            agent.name = f"ppo:{Path(spec[4:]).stem}" if several_models else "ppo"
         results.append(play_episodes(env_id, agent, seeds, env_kwargs))
     return results
 
@@ -206,6 +209,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "episodes": args.episodes,
             "lower_score_is_better": lower,
             "results": [r.row() for r in results],
+            "scores": {r.agent: r.scores for r in results},  # per deal, for paired comparisons
         }
         with open(args.json_path, "w") as fh:
             json.dump(payload, fh, indent=2)

@@ -9,17 +9,13 @@ Usage: ``python -m benchmarks.baselines [--episodes 1000] [--seed 0] [--env ID .
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
 import gymnasium as gym
 
 import patience_gym
 from agents.evaluate import evaluate, format_share
 from agents.report import machine_description
-
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+from benchmarks import write_results
 
 
 def measure(env_ids: list[str], episodes: int, seed: int) -> dict:
@@ -63,11 +59,7 @@ def main() -> None:
     parser.add_argument("--env", nargs="*", default=sorted(patience_gym.ENVS))
     args = parser.parse_args()
     data = measure(args.env, args.episodes, args.seed)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "baselines.json").write_text(json.dumps(data, indent=2))
-    table = to_markdown(data)
-    (RESULTS / "baselines.md").write_text(table)
-    print(table)
+    write_results("baselines", data, to_markdown(data))
 
 
 if __name__ == "__main__":

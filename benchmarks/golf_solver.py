@@ -18,7 +18,6 @@ Usage: ``python -m benchmarks.golf_solver [--deals 10000] [--seed 0] [--rounds 1
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -29,10 +28,10 @@ import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluate import format_share, mean_ci95, wilson_ci95
 from agents.golf_solver import HAVE_FAST, solve
 from agents.report import machine_description
+from benchmarks import RESULTS, write_results
 from patience_gym.cards import codes
 from patience_gym.games.golf import NUM_HOLES, Golf, GolfRound
 
-RESULTS = Path(__file__).resolve().parent / "results"
 RULE_SETS: dict[str, dict[str, bool]] = {
     "book": {},
     "queens_on_kings": {"queens_on_kings": True},
@@ -171,11 +170,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for the .json and .md results")
     args = parser.parse_args(argv)
     data = measure(args.deals, args.seed, args.rounds, args.max_nodes, not args.pure_python)
-    args.out.mkdir(parents=True, exist_ok=True)
     stem = "golf_solver.pure_python" if args.pure_python else "golf_solver"
-    (args.out / f"{stem}.json").write_text(json.dumps(data, indent=2) + "\n")
-    (args.out / f"{stem}.md").write_text(to_markdown(data))
-    print(to_markdown(data))
+    write_results(stem, data, to_markdown(data), args.out)
 
 
 if __name__ == "__main__":

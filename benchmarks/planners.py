@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -24,9 +23,8 @@ import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluate import evaluate, format_share
 from agents.registry import SOLVER, make_agent
 from agents.report import machine_description
+from benchmarks import RESULTS, write_results
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
 AGENTS = ["random", "greedy", "planner"]
 
 #: Deals per env (seeds seed .. seed+N-1), sized to the planner's time per game.
@@ -140,10 +138,7 @@ def main() -> None:
     saved = RESULTS / f"{args.out}.json"
     if args.merge and saved.is_file():
         data = merge(json.loads(saved.read_text()), data)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{args.out}.json").write_text(json.dumps(data, indent=2) + "\n")
-    (RESULTS / f"{args.out}.md").write_text(to_markdown(data))
-    print(to_markdown(data))
+    write_results(args.out, data, to_markdown(data))
 
 
 if __name__ == "__main__":

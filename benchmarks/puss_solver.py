@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import statistics
 import time
 from pathlib import Path
@@ -29,11 +28,10 @@ from agents.evaluate import format_share, wilson_ci95
 from agents.greedy_puss import choose_move
 from agents.puss_solver import solve
 from agents.report import machine_description
+from benchmarks import RESULTS, write_results
 from patience_gym.games.puss import PussOptions
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
 
 
 VARIANTS: list[dict[str, bool]] = [{"sevens_after_placing": True}, {"forced_foundation": False}]
@@ -182,11 +180,7 @@ def main() -> None:
         "machine": machine_description(),
         "runs": [measure(args.deals, args.seed, args.max_nodes, args.max_seconds, o) for o in rule_sets],
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "puss_solver.json").write_text(json.dumps(data, indent=1))
-    table = to_markdown(data)
-    (args.out / "puss_solver.md").write_text(table)
-    print(table)
+    write_results("puss_solver", data, to_markdown(data), args.out)
 
 
 if __name__ == "__main__":

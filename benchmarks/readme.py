@@ -24,6 +24,8 @@ SECTIONS = {
     "golf-solver": "golf_solver.md",  # benchmarks/golf_solver.py
     "puss-solver": "puss_solver.md",  # benchmarks/puss_solver.py
     "results": "ppo.md",  # benchmarks/results.py, from the run reports in benchmarks/runs/
+    "golf-fresh-deals": "golf_fresh_deals.md",  # benchmarks/golf_fresh_deals.py
+    "puss-redeal": "puss_redeal.md",  # benchmarks/puss_redeal.py
     "imitation": "imitation.md",  # benchmarks/imitation.py
     "train-speed": "train_speed.md",  # benchmarks/train_speed.py
     "speed": "env_speed.md",  # benchmarks/env_speed.py

@@ -8,7 +8,8 @@ network (rollout inference and the PPO update) and SB3's bookkeeping.
 
 Usage: ``python -m benchmarks.train_speed [--steps 20000] [--config configs/golf.yaml ...]``
 
-Writes ``benchmarks/results/train_speed.json`` and ``.md``.
+Writes ``benchmarks/results/train_speed.json`` and ``.md``; the rows of configs
+not measured this time are kept from the previous results.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.config import load_config, resolve_policy, resolve_policy_kwargs
+from agents.config import load_config, resolve_policy, resolve_policy_kwargs, resolve_ppo_kwargs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,7 +73,7 @@ def measure(config_path: Path, steps: int) -> dict[str, Any]:
         policy_kwargs=resolve_policy_kwargs(config.policy_kwargs) or None,
         device="cpu",
         seed=0,
-        **config.ppo,
+        **resolve_ppo_kwargs(config.ppo),
     )
     TimedEnv.seconds = 0.0
     start = time.perf_counter()
@@ -104,6 +105,15 @@ def to_markdown(rows: list[dict[str, Any]], machine: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def merge(previous: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The previous results' rows, each replaced by this run's row of the same config, then new configs."""
+    if not previous.is_file():
+        return rows
+    fresh = {r["config"]: r for r in rows}
+    kept = [fresh.pop(r["config"], r) for r in json.loads(previous.read_text())["rows"]]
+    return kept + list(fresh.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
@@ -122,8 +132,9 @@ def main() -> None:
             f"{row['env']:38s} {row['steps_per_s']:8.0f} {100 * row['env_share']:6.1f}% "
             f"{100 * (1 - row['env_share']):11.1f}%"
         )
-    table = to_markdown(rows, machine)
     results = ROOT / "benchmarks" / "results"
+    rows = merge(results / "train_speed.json", rows)
+    table = to_markdown(rows, machine)
     results.mkdir(parents=True, exist_ok=True)
     (results / "train_speed.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=2))
     (results / "train_speed.md").write_text(table)

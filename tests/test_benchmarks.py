@@ -102,3 +102,45 @@ def test_ppo_verdict_needs_separated_intervals_in_the_better_direction():
     # A paired difference can be certain while the two intervals still overlap: that is not "beats".
     assert rows[4] == "| golf-level | -0.01 ± 0.00 | lower | no |"
     assert rows[5] == "| cards-better | +3.00 ± 0.00 | higher | yes |"
+
+
+def test_greedy_redeal_wrapper_restores_the_greedy_and_the_script_writes_its_table(tmp_path):
+    from agents.evaluate import play_episodes
+    from agents.greedy_puss import PussGreedy
+    from benchmarks.puss_redeal import ENV_ID, GreedyRedeal, main
+
+    seeds = list(range(20))
+    # The greedy without its redeal search, given back the greedy's take-ups, is the greedy again.
+    restored = play_episodes(ENV_ID, GreedyRedeal(PussGreedy(plan_redeal=False), "restored"), seeds)
+    assert restored.scores == play_episodes(ENV_ID, PussGreedy(), seeds).scores
+    plain = play_episodes(ENV_ID, PussGreedy(plan_redeal=False), seeds)
+    assert plain.scores != restored.scores  # the take-up order matters on some of these deals
+    main(["--episodes", "3", "--out", str(tmp_path)])
+    table = (tmp_path / "puss_redeal.md").read_text()
+    assert "| greedy |" in table and "| greedy, first packet first |" in table
+
+
+def test_train_speed_merge_replaces_remeasured_configs_and_keeps_the_rest(tmp_path):
+    import json
+
+    from benchmarks.train_speed import merge
+
+    old = [{"config": "a.yaml", "steps_per_s": 1.0}, {"config": "b.yaml", "steps_per_s": 2.0}]
+    path = tmp_path / "train_speed.json"
+    path.write_text(json.dumps({"machine": "m", "rows": old}))
+    new = [{"config": "b.yaml", "steps_per_s": 3.0}, {"config": "c.yaml", "steps_per_s": 4.0}]
+    assert [r["steps_per_s"] for r in merge(path, new)] == [1.0, 3.0, 4.0]
+    assert merge(tmp_path / "none.json", new) == new
+
+
+def test_golf_fresh_deals_table_and_verdict(tmp_path):
+    import json
+
+    from benchmarks.golf_fresh_deals import main
+
+    main(["--episodes", "2", "--seed", "100000", "--models", "models/golf_moves.zip", "--out", str(tmp_path)])
+    data = json.loads((tmp_path / "golf_fresh_deals.json").read_text())
+    (run,) = data["runs"]
+    assert [r["agent"] for r in run["results"]] == ["greedy", "ppo"] and len(run["scores"]["ppo"]) == 2
+    table = (tmp_path / "golf_fresh_deals.md").read_text()
+    assert "| `models/golf_moves.zip` |" in table and "| models/golf_moves.zip |" in table

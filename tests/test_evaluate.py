@@ -75,3 +75,20 @@ def test_a_golf_hole_model_plays_a_round_hole_by_hole():
         other = gym.make("patience_gym/Golf-v0", obs_encoding="planes")
         obs, info = other.reset(seed=0)
         agent.act(other.unwrapped, obs, info["action_mask"].astype(bool))
+
+
+def test_several_models_are_named_by_file_and_the_json_keeps_per_deal_scores(tmp_path):
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", gym.make("patience_gym/Golf-v0"), n_steps=64, batch_size=32, seed=0)
+    for name in ("first", "second"):
+        model.save(tmp_path / f"{name}.zip")
+    out = tmp_path / "r.json"
+    specs = [f"ppo:{tmp_path / 'first.zip'}", f"ppo:{tmp_path / 'second.zip'}"]
+    main(["--env", "patience_gym/Golf-v0", "--agents", "greedy", *specs, "--episodes", "2", "--json", str(out)])
+    data = json.loads(out.read_text())
+    assert [r["agent"] for r in data["results"]] == ["greedy", "ppo:first", "ppo:second"]
+    assert data["scores"]["ppo:first"] == data["scores"]["ppo:second"]  # the same weights on the same deals
+    assert all(len(s) == 2 for s in data["scores"].values())
+    assert [s.agent for s in evaluate("patience_gym/Golf-v0", specs[:1], episodes=1)] == ["ppo"]

@@ -54,11 +54,13 @@ def test_smoke_run_writes_model_report_and_plots_that_reload(tmp_path):
     assert load_config(run_dir / "config.yaml").ppo == SMOKE["patience_gym/Golf-v0"]["ppo"]
 
 
-def test_resume_continues_the_timestep_count(tmp_path):
+def test_resume_continues_the_timestep_count_and_the_learning_rate_schedule(tmp_path):
     from sb3_contrib import MaskablePPO
 
     run_dir = tmp_path / "run"
-    config = write_config(tmp_path, SMOKE)
+    settings = SMOKE["patience_gym/Golf-v0"]
+    scheduled = {**settings, "ppo": {**settings["ppo"], "learning_rate": "lin_1e-3"}}
+    config = write_config(tmp_path, {"patience_gym/Golf-v0": scheduled})
     assert run(config, run_dir) == 0
     first = MaskablePPO.load(run_dir / "model.zip").num_timesteps
     # Pretend the run stopped after its first checkpoint: drop the later ones.
@@ -72,6 +74,10 @@ def test_resume_continues_the_timestep_count(tmp_path):
     assert resumed >= 2048 and resumed - kept < 2048 + 512, "resume restarted from zero"
     timing = json.loads((run_dir / "training.json").read_text())
     assert len(timing["segments"]) == 2 and timing["timesteps"] == resumed
+    # lin_1e-3 decays linearly over the whole run, resumed segment included: 0 at the last update.
+    model = MaskablePPO.load(run_dir / "model.zip")
+    assert model.lr_schedule(1.0) == pytest.approx(1e-3) and model.lr_schedule(0.25) == pytest.approx(2.5e-4)
+    assert model.policy.optimizer.param_groups[0]["lr"] == pytest.approx(0.0, abs=1e-4)
 
 
 def test_resume_without_or_with_corrupt_checkpoint_is_a_clear_error(tmp_path, capsys):
@@ -97,6 +103,8 @@ def test_resume_without_or_with_corrupt_checkpoint_is_a_clear_error(tmp_path, ca
         ({"ppo": {"n_step": 8}}, r"unknown MaskablePPO hyperparameter patience_gym/Golf-v0.ppo.n_step"),
         ({"report": {"agents": "greedy"}}, r"report.agents must be list"),
         ({"total_timesteps": 0}, r"total_timesteps must be at least 1"),
+        ({"ppo": {"learning_rate": "lin_fast"}}, r"patience_gym/Golf-v0.ppo.learning_rate must be a number or lin_"),
+        ({"ppo": {"clip_range": "linear"}}, r"patience_gym/Golf-v0.ppo.clip_range must be a number or lin_"),
     ],
 )
 def test_config_errors_name_the_key_and_file(tmp_path, patch, message):

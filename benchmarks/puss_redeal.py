@@ -1,0 +1,110 @@
+"""How much of Puss in the Corner is the redeal order? Greedy and PPO with and without the greedy's redeal.
+
+The greedy baseline (``agents.greedy_puss``) chooses the order in which the
+packets are taken up for the second pass by dealing that pass through in its
+head for every order (the packets are in view, so the new pack is known).
+This measures what that search is worth, on the same seeded deals:
+
+* ``greedy``: the baseline;
+* ``greedy, first packet first``: the same play, packets taken up A, B, C, D
+  (of those left), no replay;
+* with ``--model PATH`` (a Puss in the Corner MaskablePPO model, such as the
+  one ``train.py --config configs/puss_in_the_corner.yaml`` writes):
+  ``ppo`` as it is, and ``ppo + greedy redeal``, the model's play except
+  from the end of the first pass to the start of the second, where the
+  greedy chooses (the take-up order, and any packet tops it plays first).
+
+Writes ``benchmarks/results/puss_redeal.json`` and ``puss_redeal.md``.
+
+Usage: ``python -m benchmarks.puss_redeal [--episodes 1000] [--seed 0] [--model PATH]
+[--obs-encoding planes]`` (the encoding the model was trained on).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from agents.evaluate import Summary, format_share, play_episodes
+from agents.greedy_puss import PussGreedy, choose_move
+from agents.report import machine_description
+from benchmarks import RESULTS, write_results
+from patience_gym.env import PatienceEnv
+from patience_gym.games.puss import REDEAL, TAKE, PussInTheCorner
+
+ENV_ID = "patience_gym/PussInTheCorner-v0"
+
+
+class GreedyRedeal(Agent):
+    """Another agent's play, except that the greedy chooses whenever a packet may be taken up."""
+
+    def __init__(self, inner: Agent, name: str) -> None:
+        self.inner = inner
+        self.name = name
+
+    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        game, state = env.game, env.state
+        assert isinstance(game, PussInTheCorner)
+        taking = state.phase == REDEAL or mask[TAKE : TAKE + 4].any()
+        if taking:
+            return choose_move(game, state)
+        return self.inner.act(env, obs, mask)
+
+
+def agents(model: str | None) -> list[Agent]:
+    """The agents compared (PPO ones only with a model)."""
+    plain = PussGreedy(plan_redeal=False)
+    plain.name = "greedy, first packet first"
+    chosen: list[Agent] = [PussGreedy(), plain]
+    if model:
+        from agents.ppo import PPOAgent
+
+        ppo = PPOAgent(model)
+        chosen += [ppo, GreedyRedeal(PPOAgent(model), "ppo + greedy redeal")]
+    return chosen
+
+
+def measure(episodes: int, seed: int, model: str | None, obs_encoding: str = "planes") -> dict:
+    seeds = list(range(seed, seed + episodes))
+    rows = []
+    for agent in agents(model):
+        summary: Summary = play_episodes(ENV_ID, agent, seeds, {"obs_encoding": obs_encoding})
+        rows.append(summary.row())
+        print(f"{agent.name:28s} {summary.mean_score:6.2f}  win {100 * summary.win_rate:5.1f}%", flush=True)
+    return {"episodes": episodes, "seed": seed, "model": model, "machine": machine_description(), "rows": rows}
+
+
+def to_markdown(data: dict) -> str:
+    lines = [
+        f"PussInTheCorner-v0, the same {data['episodes']} seeded deals "
+        f"(seeds {data['seed']}..{data['seed'] + data['episodes'] - 1}); ± is the 95% CI half-width, "
+        "win-rate intervals are Wilson 95%." + (f" PPO model: `{data['model']}`." if data["model"] else ""),
+        "",
+        "| agent | mean cards on foundations | win rate [95% CI] |",
+        "|---|---:|---:|",
+    ]
+    for r in data["rows"]:
+        lines.append(
+            f"| {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} | "
+            f"{format_share(r['win_rate'], r['win_ci95'])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--episodes", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", default=None, help="a Puss in the Corner MaskablePPO model (.zip)")
+    parser.add_argument("--obs-encoding", default="planes", help="the env's encoding, as the model was trained")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for puss_redeal.{json,md}")
+    args = parser.parse_args(argv)
+    data = measure(args.episodes, args.seed, args.model, args.obs_encoding)
+    write_results("puss_redeal", data, to_markdown(data), args.out)
+
+
+if __name__ == "__main__":
+    main()
