@@ -26,6 +26,7 @@ import numpy as np
 
 import patience_gym
 from agents.report import machine_description
+from benchmarks import write_results
 
 TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
     "patience_gym/Golf-v0": 4.0,
@@ -35,9 +36,6 @@ TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
     "patience_gym/MissMilliganPocket-v0": 2.0,
     "patience_gym/PussInTheCorner-v0": 4.0,
 }
-
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _pick(mask: np.ndarray, u: float) -> int:
@@ -136,12 +134,8 @@ def main() -> None:
     machine = machine_description()
     for row in rows:
         row["ratio_to_openspiel"] = row["steps_per_s"] / reference["steps_per_s"] if reference else float("nan")
-    table = to_markdown(rows, reference, machine)
-    print(table)
     data = {"machine": machine, "envs": rows, "openspiel": reference}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "env_speed.json").write_text(json.dumps(data, indent=2))
-    (RESULTS / "env_speed.md").write_text(table)
+    write_results("env_speed", data, to_markdown(rows, reference, machine))
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(data, indent=2))
 

@@ -11,16 +11,14 @@ Usage: ``python -m benchmarks.golf_reference [--episodes 500]``
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluate import mean_ci95
+from benchmarks import RESULTS
 from patience_gym.games.golf import DEAL
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def play(policy: str, episodes: int) -> list[float]:

@@ -19,14 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 from agents.registry import TEACHERS
 from agents.report import machine_description
+from benchmarks import RESULTS, write_results
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
 DEMO_SEED = 3_000_000  # teacher games; evaluation deals are seeds 0..N-1
 
 
@@ -133,10 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         key = (row["env"], row["teacher"], row["episodes"])
         rows = [r for r in rows if (r["env"], r["teacher"], r["episodes"]) != key] + [row]
-        saved.write_text(json.dumps(rows, indent=2))
-    table = to_markdown(rows)
-    print(table)
-    (RESULTS / "imitation.md").write_text(table)
+    write_results("imitation", rows, to_markdown(rows))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from agents.greedy_puss import PussGreedy, choose_move
 from agents.report import machine_description
 from benchmarks import RESULTS, write_results
 from patience_gym.env import PatienceEnv
-from patience_gym.games.puss import REDEAL, TAKE, PussInTheCorner
+from patience_gym.games.puss import NUM_CORNERS, TAKE, PussInTheCorner
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
 
@@ -48,13 +48,12 @@ class GreedyRedeal(Agent):
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         game, state = env.game, env.state
         assert isinstance(game, PussInTheCorner)
-        taking = state.phase == REDEAL or mask[TAKE : TAKE + 4].any()
-        if taking:
+        if mask[TAKE : TAKE + NUM_CORNERS].any():  # the first pass is out, or the take-up has begun
             return choose_move(game, state)
         return self.inner.act(env, obs, mask)
 
 
-def agents(model: str | None) -> list[Agent]:
+def compared_agents(model: str | None) -> list[Agent]:
     """The agents compared (PPO ones only with a model)."""
     plain = PussGreedy(plan_redeal=False)
     plain.name = "greedy, first packet first"
@@ -70,7 +69,7 @@ def agents(model: str | None) -> list[Agent]:
 def measure(episodes: int, seed: int, model: str | None, obs_encoding: str = "planes") -> dict:
     seeds = list(range(seed, seed + episodes))
     rows = []
-    for agent in agents(model):
+    for agent in compared_agents(model):
         summary: Summary = play_episodes(ENV_ID, agent, seeds, {"obs_encoding": obs_encoding})
         rows.append(summary.row())
         print(f"{agent.name:28s} {summary.mean_score:6.2f}  win {100 * summary.win_rate:5.1f}%", flush=True)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from benchmarks import RESULTS
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-RESULTS = ROOT / "benchmarks" / "results"
 
 #: README section -> the results file (and the script that writes it).
 SECTIONS = {

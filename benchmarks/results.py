@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluate import format_share, mean_ci95
+from benchmarks import RESULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "benchmarks" / "runs"
@@ -105,7 +106,7 @@ def main() -> None:
         raise SystemExit(f"no run reports under {RUNS}")
     table = to_markdown(runs)
     print(table)
-    (ROOT / "benchmarks" / "results" / "ppo.md").write_text(table)
+    (RESULTS / "ppo.md").write_text(table)
 
 
 if __name__ == "__main__":

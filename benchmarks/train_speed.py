@@ -27,6 +27,7 @@ import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.config import load_config, resolve_policy, resolve_policy_kwargs, resolve_ppo_kwargs
+from benchmarks import RESULTS, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -132,12 +133,8 @@ def main() -> None:
             f"{row['env']:38s} {row['steps_per_s']:8.0f} {100 * row['env_share']:6.1f}% "
             f"{100 * (1 - row['env_share']):11.1f}%"
         )
-    results = ROOT / "benchmarks" / "results"
-    rows = merge(results / "train_speed.json", rows)
-    table = to_markdown(rows, machine)
-    results.mkdir(parents=True, exist_ok=True)
-    (results / "train_speed.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=2))
-    (results / "train_speed.md").write_text(table)
+    rows = merge(RESULTS / "train_speed.json", rows)
+    write_results("train_speed", {"machine": machine, "rows": rows}, to_markdown(rows, machine))
 
 
 if __name__ == "__main__":
