@@ -239,7 +239,7 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
     seeds = range(spec.seed, spec.seed + spec.episodes)
     gamma = float(config.ppo.get("gamma", 0.99))
     print(f"pretraining: recording {spec.episodes} games of the {spec.teacher} teacher")
-    demos = collect(config.env_id, config.env_kwargs, spec.teacher, seeds, gamma)
+    demos = collect(config.env_id, config.env_kwargs, spec.teacher, seeds, gamma, jobs=spec.jobs)
     start = time.perf_counter()
     history = fit(
         model,

@@ -32,6 +32,9 @@ from typing import Any
 
 import yaml
 
+#: The PPO policies a report may play (``report.model``).
+REPORT_MODELS = ("final", "best")
+
 
 class ConfigError(ValueError):
     """A training config that cannot be used, with the key and file named."""
@@ -53,6 +56,9 @@ class ReportConfig:
     episodes: int = 500
     seed: int = 0
     agents: list[str] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
+    #: Which PPO policy the report plays: ``final`` (the run's ``model.zip``) or ``best`` (the one
+    #: the held-out evaluation during training scored best, ``eval/best_model.zip``; needs ``eval.freq``).
+    model: str = "final"
 
 
 @dataclasses.dataclass
@@ -66,6 +72,7 @@ class PretrainConfig:
     batch_size: int = 256
     learning_rate: float = 1.0e-3
     value_coef: float = 0.5
+    jobs: int = 1  # processes recording the teacher's games (the rows come back in seed order either way)
 
 
 @dataclasses.dataclass
@@ -226,6 +233,14 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
         )
     if config.pretrain.episodes > 0 and config.pretrain.epochs < 1:
         raise ConfigError(f"{path}: {env_id}.pretrain.epochs must be at least 1")
+    if config.pretrain.jobs < 1:
+        raise ConfigError(f"{path}: {env_id}.pretrain.jobs must be at least 1")
+    if config.report.model not in REPORT_MODELS:
+        raise ConfigError(
+            f"{path}: {env_id}.report.model must be one of {', '.join(REPORT_MODELS)}, got {config.report.model!r}"
+        )
+    if config.report.model == "best" and config.eval.freq < 1:
+        raise ConfigError(f"{path}: {env_id}.report.model 'best' needs held-out evaluations (eval.freq > 0)")
     return config
 
 

@@ -18,10 +18,15 @@ from agents.evaluate import Summary, evaluate, format_table
 def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) -> str:
     """Evaluate, then write ``results.json``, ``report.md`` and the PNG plots; return the table.
 
-    ``model``: the PPO model to evaluate (default: the run's own ``model.zip``).
+    ``model``: the PPO model to evaluate (default: the one ``config.report.model`` names,
+    the run's own ``model.zip`` or the held-out evaluation's best).
     """
     env = gym.make(config.env_id, **config.env_kwargs)
     lower = bool(env.unwrapped.game.lower_score_is_better)  # type: ignore[attr-defined]
+    chosen: dict[str, Any] = {"model": "given" if model else config.report.model}
+    if model is None and config.report.model == "best":
+        model, step, mean_return = best_checkpoint(run_dir)
+        chosen.update(best_step=step, best_eval_return=mean_return, eval_episodes=config.eval.episodes)
     specs = [*config.report.agents, f"ppo:{model or run_dir / 'model.zip'}"]
     results = evaluate(config.env_id, specs, config.report.episodes, config.report.seed, config.env_kwargs)
     table = format_table(config.env_id, results, lower)
@@ -35,6 +40,7 @@ def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) 
         "timesteps": training["timesteps"],
         "train_seconds": training["train_seconds"],
         "machine": machine_description(),
+        "ppo_model": chosen,
         "results": [r.row() for r in results],
         "scores": {r.agent: r.scores for r in results},
     }
@@ -48,6 +54,7 @@ def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) 
         f"All agents played the same {config.report.episodes} deals (seeds {config.report.seed}..."
         f"{config.report.seed + config.report.episodes - 1}).",
         *_pretrain_lines(run_dir),
+        *_model_lines(chosen, config),
         "",
         table,
         "",
@@ -57,6 +64,32 @@ def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) 
         lines += ["", "![learning curve](learning_curve.png)"]
     (run_dir / "report.md").write_text("\n".join(lines) + "\n")
     return table
+
+
+def best_checkpoint(run_dir: Path) -> tuple[Path, int, float]:
+    """The held-out evaluation's best policy: its file, the step it was saved at, its mean return.
+
+    ``MaskableEvalCallback`` saves ``eval/best_model.zip`` whenever an evaluation beats every earlier
+    one, so it is the first evaluation with the highest mean return.
+    """
+    path = run_dir / "eval" / "best_model.zip"
+    log = run_dir / "eval" / "evaluations.npz"
+    if not path.is_file() or not log.is_file():
+        raise FileNotFoundError(f"{run_dir} has no held-out evaluations (eval/best_model.zip, eval/evaluations.npz)")
+    with np.load(log) as data:
+        means = data["results"].mean(axis=1)
+        best = int(np.argmax(means))
+        return path, int(data["timesteps"][best]), float(means[best])
+
+
+def _model_lines(chosen: dict[str, Any], config: TrainConfig) -> list[str]:
+    if chosen["model"] != "best":
+        return []
+    return [
+        f"PPO plays the policy saved at step {chosen['best_step']:,}, the best of the held-out evaluations "
+        f"during training (mean return {chosen['best_eval_return']:.2f} on {config.eval.episodes} deals from "
+        f"seed {config.eval.seed}; none of them is a report deal)."
+    ]
 
 
 def _pretrain_lines(run_dir: Path) -> list[str]:

@@ -1,8 +1,9 @@
 """The shipped Golf-v0 models against greedy on deals none of them was chosen on.
 
-Three configs of the move-scoring network were trained (``golf_moves``,
-``golf_moves_decay``, ``golf_moves_decay2``) and compared on the report deals
-(seeds 0..999); picking the best of them on those deals flatters it. This
+Five configs of the move-scoring network were trained (``golf_moves``,
+``golf_moves_decay``, ``golf_moves_decay2``, ``golf_moves_sep``,
+``golf_moves_sep16``) and compared on the report deals (seeds 0..999);
+picking the best of them on those deals flatters it. This
 plays greedy and each shipped model (``models/``) on a second, independent
 set of deals (seeds from 100,000 by default) and applies the same verdict as
 ``benchmarks/results.py``.
@@ -24,7 +25,13 @@ from benchmarks.results import verdicts
 
 ENV_ID = "patience_gym/Golf-v0"
 ROOT = Path(__file__).resolve().parent.parent
-MODELS = ["models/golf_moves.zip", "models/golf_moves_decay.zip", "models/golf_moves_decay2.zip"]
+MODELS = [
+    "models/golf_moves.zip",
+    "models/golf_moves_decay.zip",
+    "models/golf_moves_decay2.zip",
+    "models/golf_moves_sep.zip",
+    "models/golf_moves_sep16.zip",
+]
 
 
 def measure(models: list[str], episodes: int, seed: int) -> dict:

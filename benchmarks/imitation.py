@@ -8,7 +8,12 @@ teacher. The gap between teacher and student is what PPO fine-tuning starts from
 Usage::
 
     python -m benchmarks.imitation --env patience_gym/Golf-v0 --teacher greedy --episodes 3000
+    python -m benchmarks.imitation --config configs/golf_moves.yaml --teacher planner --episodes 2000 --jobs 2
     python -m benchmarks.imitation --merge   # rebuild the table from the saved rows
+
+By default the student is an MLP (``--net-arch``) over the ``planes`` encoding;
+``--config`` takes the env, encoding, policy and network of a training config
+instead (for example the Golf move-scoring network).
 
 Appends one row per call to ``benchmarks/results/imitation.json`` and rewrites
 ``benchmarks/results/imitation.md``.
@@ -37,8 +42,10 @@ def clone(
     net_arch: list[int],
     seed: int,
     env_kwargs: dict[str, Any],
+    config: str | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
-    """Record, fit, evaluate; one result row."""
+    """Record, fit, evaluate; one result row (the student's network from ``config`` when given)."""
     import torch as th
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
@@ -48,11 +55,22 @@ def clone(
     from agents.ppo import PPOAgent
 
     th.manual_seed(seed)
-    demos = collect(env_id, env_kwargs, teacher, range(DEMO_SEED, DEMO_SEED + episodes))
+    policy: Any = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = {"net_arch": net_arch}
+    network = "MLP " + "x".join(map(str, net_arch))
+    if config is not None:
+        from agents.config import load_config, resolve_policy, resolve_policy_kwargs
+
+        train_config = load_config(config)
+        env_id, env_kwargs = train_config.env_id, train_config.env_kwargs
+        policy = resolve_policy(train_config.policy)
+        policy_kwargs = resolve_policy_kwargs(train_config.policy_kwargs)
+        network = f"`{config}`"
+    demos = collect(env_id, env_kwargs, teacher, range(DEMO_SEED, DEMO_SEED + episodes), jobs=jobs)
     model = MaskablePPO(
-        "MlpPolicy",
+        policy,
         make_vec_env(env_id, n_envs=1, env_kwargs={"render_mode": None, **env_kwargs}),
-        policy_kwargs={"net_arch": net_arch},
+        policy_kwargs=policy_kwargs,
         gamma=1.0,
         seed=seed,
         device="cpu",
@@ -70,6 +88,8 @@ def clone(
         "decisions": len(demos),
         "epochs": epochs,
         "net_arch": net_arch,
+        "network": network,
+        "encoding": env_kwargs.get("obs_encoding", "ids"),
         "accuracy": history[-1]["accuracy"],
         "record_seconds": demos.seconds,
         "fit_seconds": fit_seconds,
@@ -84,24 +104,35 @@ def clone(
 
 def to_markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "Behaviour cloning alone (`python -m benchmarks.imitation`): a MaskablePPO MLP policy fitted to a "
+        "Behaviour cloning alone (`python -m benchmarks.imitation`): a MaskablePPO policy fitted to a "
         f"teacher's moves on deals from seed {DEMO_SEED}, then played deterministically on the evaluation "
         "deals (seeds 0..N-1) beside the teacher. `solver` sees the hidden cards; its student does not. "
-        "Accuracy: share of sampled training decisions where the student's top move is the teacher's.",
+        "Accuracy: share of sampled training decisions where the student's top move is the teacher's. "
+        "Student: an MLP over the `planes` encoding, or the network and encoding of the config named.",
         "",
-        "| env | teacher | teacher games | decisions | epochs | accuracy | eval deals | teacher score "
+        "| env | teacher | student | teacher games | decisions | epochs | accuracy | eval deals | teacher score "
         "| student score | teacher wins | student wins |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['env'].split('/')[-1]} | {r['teacher']} | {r['episodes']:,} | {r['decisions']:,} | {r['epochs']} "
+            f"| {r['env'].split('/')[-1]} | {r['teacher']} | {_network(r)} | {r['episodes']:,} | {r['decisions']:,} "
+            f"| {r['epochs']} "
             f"| {100 * r['accuracy']:.1f}% | {r['eval_episodes']} "
             f"| {r['teacher_score'][0]:.2f} ± {r['teacher_score'][1]:.2f} "
             f"| {r['student_score'][0]:.2f} ± {r['student_score'][1]:.2f} "
             f"| {100 * r['teacher_win_rate']:.1f}% | {100 * r['student_win_rate']:.1f}% |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _network(row: dict[str, Any]) -> str:
+    """The student's network (rows saved before ``--config`` existed were all MLPs over ``planes``)."""
+    return row.get("network", "MLP " + "x".join(map(str, row["net_arch"])))
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str, int, str]:
+    return row["env"], row["teacher"], row["episodes"], _network(row)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -113,6 +144,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--net-arch", default="256,256")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--config", help="a training config whose env, encoding and network the student uses")
+    parser.add_argument("--jobs", type=int, default=1, help="processes recording the teacher's games")
     parser.add_argument("--merge", action="store_true", help="only rebuild the table from the saved rows")
     args = parser.parse_args(argv)
     saved = RESULTS / "imitation.json"
@@ -128,9 +161,10 @@ def main(argv: list[str] | None = None) -> None:
             arch,
             args.seed,
             {"obs_encoding": "planes"},
+            args.config,
+            args.jobs,
         )
-        key = (row["env"], row["teacher"], row["episodes"])
-        rows = [r for r in rows if (r["env"], r["teacher"], r["episodes"]) != key] + [row]
+        rows = [r for r in rows if _key(r) != _key(row)] + [row]
     write_results("imitation", rows, to_markdown(rows))
 
 

@@ -73,6 +73,9 @@ def _training(run: dict) -> str:
     text = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min"
     if run.get("pretrain"):
         text += f" (incl. cloning {run['pretrain']['episodes']:,} {run['pretrain']['teacher']} games)"
+    chosen = run.get("ppo_model", {})
+    if chosen.get("model") == "best":
+        text += f"; plays the best held-out checkpoint (step {chosen['best_step']:,})"
     return text
 
 

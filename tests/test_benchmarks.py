@@ -144,3 +144,19 @@ def test_golf_fresh_deals_table_and_verdict(tmp_path):
     assert [r["agent"] for r in run["results"]] == ["greedy", "ppo"] and len(run["scores"]["ppo"]) == 2
     table = (tmp_path / "golf_fresh_deals.md").read_text()
     assert "| `models/golf_moves.zip` |" in table and "| models/golf_moves.zip |" in table
+
+
+def test_imitation_student_can_take_its_network_from_a_config():
+    from benchmarks.imitation import clone, to_markdown
+
+    row = clone(
+        "patience_gym/Golf-v0", "greedy", 3, 2, 1, [8], 0, {"obs_encoding": "planes"}, "configs/golf_moves.yaml"
+    )
+    assert row["network"] == "`configs/golf_moves.yaml`"
+    assert row["encoding"] == "runs"  # the config's encoding, not the default planes
+    assert row["decisions"] > 0 and 0.0 <= row["accuracy"] <= 1.0
+    old = {**row, "net_arch": [256, 256]}
+    del old["network"]  # a row saved before --config existed
+    table = to_markdown([old, row])
+    assert "| Golf-v0 | greedy | MLP 256x256 |" in table
+    assert "| Golf-v0 | greedy | `configs/golf_moves.yaml` |" in table

@@ -18,6 +18,16 @@ GOLF = "patience_gym/Golf-v0"
 KWARGS = {"obs_encoding": "planes"}
 
 
+def test_collect_in_several_processes_gives_the_same_rows_in_seed_order():
+    one = collect(GOLF, KWARGS, "greedy", seeds=range(3, 8), gamma=1.0)
+    three = collect(GOLF, KWARGS, "greedy", seeds=range(3, 8), gamma=1.0, jobs=3)
+    for field in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(one, field), getattr(three, field)), field
+    assert one.episode_scores == three.episode_scores
+    with pytest.raises(ValueError, match="jobs"):
+        collect(GOLF, KWARGS, "greedy", seeds=[1], jobs=0)
+
+
 def test_collect_records_every_teacher_decision_with_its_return():
     demos = collect(GOLF, KWARGS, "greedy", seeds=[5, 6], gamma=1.0)
     env = gym.make(GOLF, **KWARGS)

@@ -54,6 +54,21 @@ def test_smoke_run_writes_model_report_and_plots_that_reload(tmp_path):
     assert load_config(run_dir / "config.yaml").ppo == SMOKE["patience_gym/Golf-v0"]["ppo"]
 
 
+def test_report_can_play_the_best_held_out_checkpoint(tmp_path):
+    import numpy as np
+
+    data = {"patience_gym/Golf-v0": {**SMOKE["patience_gym/Golf-v0"], "report": {"episodes": 3, "model": "best"}}}
+    run_dir = tmp_path / "run"
+    assert run(write_config(tmp_path, data), run_dir) == 0
+    chosen = json.loads((run_dir / "results.json").read_text())["ppo_model"]
+    with np.load(run_dir / "eval" / "evaluations.npz") as evals:
+        means = evals["results"].mean(axis=1)
+        assert chosen["best_step"] == int(evals["timesteps"][int(np.argmax(means))])
+        assert chosen["best_eval_return"] == pytest.approx(float(means.max()))
+    assert chosen["model"] == "best"
+    assert f"saved at step {chosen['best_step']:,}" in (run_dir / "report.md").read_text()
+
+
 def test_resume_continues_the_timestep_count_and_the_learning_rate_schedule(tmp_path):
     from sb3_contrib import MaskablePPO
 
@@ -105,6 +120,12 @@ def test_resume_without_or_with_corrupt_checkpoint_is_a_clear_error(tmp_path, ca
         ({"total_timesteps": 0}, r"total_timesteps must be at least 1"),
         ({"ppo": {"learning_rate": "lin_fast"}}, r"patience_gym/Golf-v0.ppo.learning_rate must be a number or lin_"),
         ({"ppo": {"clip_range": "linear"}}, r"patience_gym/Golf-v0.ppo.clip_range must be a number or lin_"),
+        ({"report": {"model": "last"}}, r"patience_gym/Golf-v0.report.model must be one of final, best"),
+        (
+            {"report": {"model": "best"}, "eval": {"freq": 0}},
+            r"patience_gym/Golf-v0.report.model 'best' needs held-out evaluations",
+        ),
+        ({"pretrain": {"jobs": 0}}, r"patience_gym/Golf-v0.pretrain.jobs must be at least 1"),
     ],
 )
 def test_config_errors_name_the_key_and_file(tmp_path, patch, message):
