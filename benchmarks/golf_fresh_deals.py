@@ -1,8 +1,8 @@
 """The shipped Golf-v0 models against greedy on deals none of them was chosen on.
 
-Five configs of the move-scoring network were trained (``golf_moves``,
+Six configs of the move-scoring network were trained (``golf_moves``,
 ``golf_moves_decay``, ``golf_moves_decay2``, ``golf_moves_sep``,
-``golf_moves_sep16``) and compared on the report deals (seeds 0..999);
+``golf_moves_sep16``, ``golf_moves_sep16_wide``) and compared on the report deals (seeds 0..999);
 picking the best of them on those deals flatters it. This
 plays greedy and each shipped model (``models/``) on a second, independent
 set of deals (seeds from 100,000 by default) and applies the same verdict as
@@ -31,6 +31,7 @@ MODELS = [
     "models/golf_moves_decay2.zip",
     "models/golf_moves_sep.zip",
     "models/golf_moves_sep16.zip",
+    "models/golf_moves_sep16_wide.zip",
 ]
 
 
