@@ -209,3 +209,53 @@ class GolfMoves(BaseFeaturesExtractor):
         state = torch.cat([tokens.mean(dim=1), g], dim=1)
         logits = torch.cat([self.play(tokens).squeeze(-1), self.deal(state)], dim=1)
         return torch.cat([logits, state], dim=1)
+
+
+class MoveScorer(BaseFeaturesExtractor):
+    """Score every action from its own features, with one set of weights (any game with a ``moves`` encoding).
+
+    The observation is ``global_size`` values about the whole position followed
+    by ``move_features`` values for each action (for Puss in the Corner:
+    :mod:`patience_gym.games.puss_moves`; ``MOVES_GLOBAL`` and ``MOVE_FEATURES``).
+    An MLP turns the global part into a state vector; each action's logit is a
+    shared MLP of its features, a small learned embedding of the action (which
+    kind of move, which packet) and the state vector, so what is learnt about
+    "put the card where the top waits longer" holds for every packet. Output:
+    the action logits followed by ``hidden`` value features (the state
+    vector); pair it with :class:`LogitsPolicy`.
+    """
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        global_size: int,
+        move_features: int,
+        hidden: int = 128,
+        action_embed: int = 16,
+    ) -> None:
+        n = int(observation_space.shape[0])
+        if not 0 < global_size < n or (n - global_size) % move_features:
+            raise ValueError(
+                f"MoveScorer: an observation of {n} values is not {global_size} global values "
+                f"followed by whole rows of {move_features} move features"
+            )
+        num_actions = (n - global_size) // move_features
+        super().__init__(observation_space, features_dim=num_actions + hidden)
+        self.global_size = global_size
+        self.num_actions = num_actions
+        self.move_features = move_features
+        self.glob = nn.Sequential(nn.Linear(global_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.action = nn.Parameter(torch.zeros(num_actions, action_embed))
+        nn.init.normal_(self.action, std=0.1)
+        self.score = nn.Sequential(
+            nn.Linear(move_features + action_embed + hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        g = self.glob(obs[:, : self.global_size])
+        moves = obs[:, self.global_size :].view(-1, self.num_actions, self.move_features)
+        batch = obs.shape[0]
+        x = torch.cat(
+            [moves, self.action.expand(batch, -1, -1), g.unsqueeze(1).expand(-1, self.num_actions, -1)], dim=2
+        )
+        return torch.cat([self.score(x).squeeze(-1), g], dim=1)

@@ -8,21 +8,24 @@ This measures what that search is worth, on the same seeded deals:
 * ``greedy``: the baseline;
 * ``greedy, first packet first``: the same play, packets taken up A, B, C, D
   (of those left), no replay;
-* with ``--model PATH`` (a Puss in the Corner MaskablePPO model, such as the
-  one ``train.py --config configs/puss_in_the_corner.yaml`` writes):
-  ``ppo`` as it is, and ``ppo + greedy redeal``, the model's play except
-  from the end of the first pass to the start of the second, where the
-  greedy chooses (the take-up order, and any packet tops it plays first).
+* for each ``--model PATH`` (a Puss in the Corner MaskablePPO model, such as
+  ``models/puss_moves.zip`` or the one ``train.py --config
+  configs/puss_in_the_corner.yaml`` writes): ``ppo`` as it is, and ``ppo +
+  greedy redeal``, the model's play except from the end of the first pass to
+  the start of the second, where the greedy chooses (the take-up order, and
+  any packet tops it plays first). Each model is played on the encoding it
+  was trained on (``--obs-encoding``, one per model, in the same order).
 
 Writes ``benchmarks/results/puss_redeal.json`` and ``puss_redeal.md``.
 
-Usage: ``python -m benchmarks.puss_redeal [--episodes 1000] [--seed 0] [--model PATH]
-[--obs-encoding planes]`` (the encoding the model was trained on).
+Usage: ``python -m benchmarks.puss_redeal [--episodes 1000] [--seed 0]
+[--model PATH --obs-encoding ENCODING ...]``.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -53,34 +56,43 @@ class GreedyRedeal(Agent):
         return self.inner.act(env, obs, mask)
 
 
-def compared_agents(model: str | None) -> list[Agent]:
-    """The agents compared (PPO ones only with a model)."""
+def compared_agents(models: Sequence[tuple[str, str]]) -> list[tuple[Agent, str]]:
+    """The agents compared, each with the encoding it plays on (a PPO pair per ``(model, encoding)``)."""
     plain = PussGreedy(plan_redeal=False)
     plain.name = "greedy, first packet first"
-    chosen: list[Agent] = [PussGreedy(), plain]
-    if model:
+    chosen: list[tuple[Agent, str]] = [(PussGreedy(), "ids"), (plain, "ids")]
+    for model, encoding in models:
         from agents.ppo import PPOAgent
 
+        label = f"ppo ({Path(model).stem}, {encoding})" if len(models) > 1 else "ppo"
         ppo = PPOAgent(model)
-        chosen += [ppo, GreedyRedeal(PPOAgent(model), "ppo + greedy redeal")]
+        ppo.name = label
+        chosen += [(ppo, encoding), (GreedyRedeal(PPOAgent(model), f"{label} + greedy redeal"), encoding)]
     return chosen
 
 
-def measure(episodes: int, seed: int, model: str | None, obs_encoding: str = "planes") -> dict:
+def measure(episodes: int, seed: int, models: Sequence[tuple[str, str]] = ()) -> dict:
     seeds = list(range(seed, seed + episodes))
     rows = []
-    for agent in compared_agents(model):
-        summary: Summary = play_episodes(ENV_ID, agent, seeds, {"obs_encoding": obs_encoding})
+    for agent, encoding in compared_agents(models):
+        summary: Summary = play_episodes(ENV_ID, agent, seeds, {"obs_encoding": encoding})
         rows.append(summary.row())
         print(f"{agent.name:28s} {summary.mean_score:6.2f}  win {100 * summary.win_rate:5.1f}%", flush=True)
-    return {"episodes": episodes, "seed": seed, "model": model, "machine": machine_description(), "rows": rows}
+    return {
+        "episodes": episodes,
+        "seed": seed,
+        "models": [list(m) for m in models],
+        "machine": machine_description(),
+        "rows": rows,
+    }
 
 
 def to_markdown(data: dict) -> str:
     lines = [
         f"PussInTheCorner-v0, the same {data['episodes']} seeded deals "
         f"(seeds {data['seed']}..{data['seed'] + data['episodes'] - 1}); ± is the 95% CI half-width, "
-        "win-rate intervals are Wilson 95%." + (f" PPO model: `{data['model']}`." if data["model"] else ""),
+        "win-rate intervals are Wilson 95%."
+        + "".join(f" PPO model: `{m}` ({encoding} encoding)." for m, encoding in data["models"]),
         "",
         "| agent | mean cards on foundations | win rate [95% CI] |",
         "|---|---:|---:|",
@@ -97,11 +109,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--model", default=None, help="a Puss in the Corner MaskablePPO model (.zip)")
-    parser.add_argument("--obs-encoding", default="planes", help="the env's encoding, as the model was trained")
+    parser.add_argument(
+        "--model", action="append", default=[], help="a Puss in the Corner MaskablePPO model (.zip); repeatable"
+    )
+    parser.add_argument(
+        "--obs-encoding", action="append", default=[], help="the encoding each model was trained on, in order"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for puss_redeal.{json,md}")
     args = parser.parse_args(argv)
-    data = measure(args.episodes, args.seed, args.model, args.obs_encoding)
+    if len(args.obs_encoding) != len(args.model):
+        parser.error(f"give one --obs-encoding per --model, got {len(args.model)} and {len(args.obs_encoding)}")
+    data = measure(args.episodes, args.seed, list(zip(args.model, args.obs_encoding, strict=True)))
     write_results("puss_redeal", data, to_markdown(data), args.out)
 
 

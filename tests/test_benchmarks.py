@@ -118,6 +118,8 @@ def test_greedy_redeal_wrapper_restores_the_greedy_and_the_script_writes_its_tab
     main(["--episodes", "3", "--out", str(tmp_path)])
     table = (tmp_path / "puss_redeal.md").read_text()
     assert "| greedy |" in table and "| greedy, first packet first |" in table
+    with pytest.raises(SystemExit):  # each model needs the encoding it was trained on
+        main(["--episodes", "3", "--out", str(tmp_path), "--model", "m.zip"])
 
 
 def test_train_speed_merge_replaces_remeasured_configs_and_keeps_the_rest(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from agents.config import ConfigError, resolve_policy, resolve_policy_kwargs
-from agents.networks import CardEmbedding, GolfColumns, GolfMoves
+from agents.networks import CardEmbedding, GolfColumns, GolfMoves, MoveScorer
 
 
 def test_card_embedding_shapes_and_rank_sharing():
@@ -133,3 +133,38 @@ def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings
     assert not torch.equal(net(obs), net(later))
     with pytest.raises(ValueError, match="'runs' encoding"):
         GolfMoves(gym.make("patience_gym/Golf-v0", obs_encoding="planes").observation_space)
+
+
+def test_move_scorer_scores_each_action_from_its_own_features():
+    from sb3_contrib import MaskablePPO
+
+    from patience_gym.games.puss import MOVES_GLOBAL
+    from patience_gym.games.puss_moves import MOVE_FEATURES
+
+    env = gym.make("patience_gym/PussInTheCorner-v0", obs_encoding="moves")
+    torch.manual_seed(0)
+    net = MoveScorer(env.observation_space, global_size=MOVES_GLOBAL, move_features=MOVE_FEATURES, hidden=16)
+    obs, _ = env.reset(seed=1)
+    x = torch.as_tensor(obs[None], dtype=torch.float32)
+    out = net(x)
+    assert out.shape == (1, 53 + 16) == (1, net.features_dim)
+    # Changing one action's features moves that action's logit only; the value features stay.
+    changed = x.clone()
+    changed[0, MOVES_GLOBAL + 7 * MOVE_FEATURES + 3] += 0.5
+    diff = (net(changed) - out).abs()[0]
+    assert diff[7] > 0 and diff[:7].sum() == 0 and diff[8:].sum() == 0
+    with pytest.raises(ValueError, match="whole rows of 29 move features"):
+        MoveScorer(env.observation_space, global_size=MOVES_GLOBAL + 1, move_features=MOVE_FEATURES)
+    kwargs = resolve_policy_kwargs(
+        {
+            "features_extractor_class": "agents.networks.MoveScorer",
+            "features_extractor_kwargs": {"global_size": MOVES_GLOBAL, "move_features": MOVE_FEATURES, "hidden": 16},
+            "share_features_extractor": False,
+        }
+    )
+    model = MaskablePPO(
+        resolve_policy("agents.networks.LogitsPolicy"), env, policy_kwargs=kwargs, n_steps=64, batch_size=32
+    )
+    model.learn(64)
+    action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
+    assert env.unwrapped.action_masks()[int(action)]

@@ -18,6 +18,7 @@ OPTION_SETS = [
     {"forced_foundation": False},
     {"sevens_after_placing": False},
     {"obs_encoding": "planes"},
+    {"obs_encoding": "moves"},
 ]
 
 

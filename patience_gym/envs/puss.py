@@ -75,6 +75,16 @@ class PussInTheCornerEnv(PatienceEnv):
     second pass, the pending decision one-hot (3) and the sevens flag.
     Neither shows the order of the face-down pack (also in the second pass,
     though a player who remembers the packets knows it).
+    ``obs_encoding="moves"``: ``Box(-1, 1, (2223,), float32)``: the planes;
+    for each card its place in the pack on the second pass (the remembered
+    order of the packets taken up; 0 on the first pass, which stays hidden);
+    the foundations' next ranks; then 29 features for each of the 53 actions
+    (what a player weighs before that move: how long the dealt card and each
+    packet's top must wait for their foundations, what a play uncovers, a
+    merge's margins, each packet in dealing order for the take-up; all 0 for
+    an illegal action), as :mod:`patience_gym.games.puss_moves` documents.
+    For ``agents.networks.MoveScorer`` (``global_size=686,
+    move_features=29``).
 
     ## Rewards
     +1 per card onto a foundation; a game returns ``score - 4``. An illegal
@@ -100,12 +110,13 @@ class PussInTheCornerEnv(PatienceEnv):
     ``sevens_after_placing=False``: a 7's merge privilege is used before the
     7 is placed (RULES.md); True keeps it open after the 7 is placed, until
     the next deal (the book's worked example merges after placing the 7 of
-    hearts and building on it). ``obs_encoding="ids"`` (or ``"planes"``),
+    hearts and building on it). ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
     ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release. (The ``moves`` encoding was added later as a new
+      option; the rules and the other encodings are unchanged.)
     """
 
     game_name = "puss_in_the_corner"

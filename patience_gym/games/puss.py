@@ -53,6 +53,7 @@ import numpy as np
 
 from patience_gym.cards import CODE, RANK, RED, codes, parse_card, parse_cards
 from patience_gym.core import Game, ObsSpec
+from patience_gym.games.puss_moves import MOVE_FEATURES, move_features
 
 NUM_CORNERS = 4
 NUM_FOUNDATIONS = 4
@@ -108,6 +109,14 @@ CARD_SLOTS = OBS_PACK
 PLANE_WIDTH = 12
 _P_PACK, _P_HAND, _P_FOUND, _P_CORNER, _P_TOP, _P_POS = 0, 1, 2, 6, 10, 11
 PLANES_SIZE = 52 * PLANE_WIDTH + 6
+
+# --- "moves" observation layout -----------------------------------------------
+# The planes; then per card its place in the pack being dealt (second pass: the
+# remembered order of the packets taken up; 0 for cards not in it, else
+# (48 - index) / 48 so the next card is nearest 1); the four foundations'
+# needed ranks / 14; then MOVE_FEATURES per action (patience_gym.games.puss_moves).
+MOVES_GLOBAL = PLANES_SIZE + 52 + 4
+MOVES_SIZE = MOVES_GLOBAL + NUM_ACTIONS * MOVE_FEATURES
 
 _SLOT_FEATURE = np.array(
     [_P_FOUND + s // FOUNDATION_SLOTS for s in range(OBS_CORNERS)]
@@ -298,7 +307,7 @@ class PussInTheCorner(Game[PussState]):
 
     name = "puss_in_the_corner"
     Options = PussOptions
-    obs_encodings = ("ids", "planes")
+    obs_encodings = ("ids", "planes", "moves")
     #: Safety net only: a game has at most 96 deals, 96 placements, 48 plays
     #: from the packets, 8 merges and 3 take-ups.
     max_episode_steps = 1_000
@@ -575,12 +584,32 @@ class PussInTheCorner(Game[PussState]):
         self.check_encoding(encoding)
         if encoding == "ids":
             return ObsSpec((OBS_SIZE,), 0, 52, np.int8)
+        if encoding == "moves":
+            return ObsSpec((MOVES_SIZE,), -1.0, 1.0, np.float32)
         return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
     def observe(self, state: PussState, encoding: str) -> np.ndarray:
         if encoding == "ids":
             return state.obs.copy()
+        if encoding == "moves":
+            return self._observe_moves(state)
         return self._observe_planes(state)
+
+    def _observe_moves(self, state: PussState) -> np.ndarray:
+        """The planes, the remembered second-pass pack, the foundations' needs, per-action features."""
+        out = np.empty(MOVES_SIZE, dtype=np.float32)
+        out[:PLANES_SIZE] = self._observe_planes(state)
+        order = out[PLANES_SIZE : PLANES_SIZE + 52]
+        order[:] = 0.0
+        if state.pass_no == 2:
+            rest = state.pack[state.pos :]
+            order[list(rest)] = (PACK_SIZE - np.arange(len(rest), dtype=np.float32)) / PACK_SIZE
+        elif state.redeal:
+            order[state.redeal] = (PACK_SIZE - np.arange(len(state.redeal), dtype=np.float32)) / PACK_SIZE
+        out[PLANES_SIZE + 52 : MOVES_GLOBAL] = np.asarray(state.need, dtype=np.float32) / 14
+        features = move_features(state.corners, state.hand, state.need, state.pack_left, self._bits(state), MERGES)
+        out[MOVES_GLOBAL:] = features.ravel()
+        return out
 
     @staticmethod
     def _observe_planes(state: PussState) -> np.ndarray:

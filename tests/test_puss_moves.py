@@ -1,0 +1,152 @@
+"""Puss in the Corner ``moves`` encoding: per-action features on hand-built positions, and no leak."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from patience_gym.cards import parse_card
+from patience_gym.games.puss import (
+    DEAL,
+    MERGE,
+    MERGES,
+    MOVES_GLOBAL,
+    MOVES_SIZE,
+    PLANES_SIZE,
+    TAKE,
+    TO_CORNER,
+    PussInTheCorner,
+)
+from patience_gym.games.puss_moves import MOVE_FEATURES, card_waits, chain_to_foundations
+from tests.conftest import masked_random_action
+from tests.test_puss_rules import BOOK_DEAL
+
+ENV_ID = "patience_gym/PussInTheCorner-v0"
+ACES_ONLY = [["AC"], ["AD"], ["AH"], ["AS"]]
+
+
+def _state(game: PussInTheCorner, corners, hand=None, pack=(), seven=False, redeal=(), pass_no=1, foundations=None):
+    """A position from a few named cards; the rest of the 52 go into the pack (or the redeal) unseen."""
+    foundations = foundations or ACES_ONLY
+    named = [c for pile in foundations for c in pile] + [c for k in corners for c in k] + list(pack) + list(redeal)
+    if hand:
+        named.append(hand)
+    rest = [c for c in _all_codes() if c not in named]
+    data = {
+        "pass": pass_no,
+        "foundations": foundations,
+        "corners": corners,
+        "hand": hand,
+        "pack": list(pack) + (rest if not redeal else []),
+        "seven": seven,
+        "redeal": list(redeal) + (rest if redeal else []),
+    }
+    return game.from_dict(data)
+
+
+def _all_codes() -> list[str]:
+    from patience_gym.cards import CODE
+
+    return [CODE[c] for c in range(52)]
+
+
+def _features(game: PussInTheCorner, state) -> np.ndarray:
+    obs = game.observe(state, "moves")
+    assert obs.shape == (MOVES_SIZE,) and obs.dtype == np.float32
+    return obs[MOVES_GLOBAL:].reshape(-1, MOVE_FEATURES)
+
+
+def test_waits_count_the_ranks_a_foundation_must_still_climb():
+    w = card_waits([2, 2, 2, 2])
+    assert w[parse_card("2H")] == 0 and w[parse_card("5H")] == 3 and w[parse_card("KC")] == 11
+    # Two red piles at 4 and 7: a red 6 waits for the lower pile, a red 9 for the higher one.
+    w = card_waits([2, 4, 7, 2])
+    assert w[parse_card("6D")] == 2 and w[parse_card("9H")] == 2 and w[parse_card("7D")] == 0
+    assert chain_to_foundations([parse_card(c) for c in ("2C", "3S", "9D", "4C")], [2, 2, 2, 2], True) == 2
+    assert chain_to_foundations([parse_card(c) for c in ("2C", "9D", "3S")], [2, 2, 2, 2], False) == 2
+
+
+def test_placing_features_compare_the_card_with_each_packet_top():
+    game = PussInTheCorner()
+    state = _state(game, [["9S", "3D"], ["KC"], [], ["4C", "2S"]], hand="5H", pack=["6C"])
+    rows = _features(game, state)
+    a, b, c = rows[TO_CORNER], rows[TO_CORNER + 1], rows[TO_CORNER + 2]
+    # 5H waits 3; packet A's top 3D waits 1 (the card would bury it), B's KC waits 11.
+    assert a[0] == 1 and a[1] == pytest.approx(3 / 12) and a[3] == pytest.approx(1 / 12) and a[4] == 0
+    assert a[5] == pytest.approx(-2 / 12) and a[6] == pytest.approx(2 / 24) and a[7] == pytest.approx(1 / 12)
+    assert a[8] == pytest.approx(1 / 8)
+    assert b[4] == 1 and b[5] == pytest.approx(8 / 12) and b[8] == 0
+    assert c[2] == 1 and c[4] == 1 and c[3] == 1
+    # Only the legal actions have features; playing from the packets waits until the card is placed.
+    assert not rows[DEAL].any() and not rows[9:25].any() and not rows[TAKE:].any()
+
+
+def test_play_features_see_the_run_that_comes_off_a_packet():
+    game = PussInTheCorner()
+    state = _state(game, [["4S", "3C", "2C"], ["QH"], [], []], pack=["6C"])
+    rows = _features(game, state)
+    play = rows[9 + 4 * 0 + 0]  # A>f1: 2C onto the clubs Ace
+    assert play[0] == 1 and play[9] == pytest.approx(3 / 8)  # 2C, 3C, 4S come off in a row
+    assert play[3] == 0 and play[4] == 1  # 3C fits once 2C is up
+    assert rows[DEAL, 0] == 1 and rows[DEAL, 6] == pytest.approx(1 / 48 * len(state.pack))
+
+
+def test_merge_features_measure_the_margin_of_each_pair():
+    game = PussInTheCorner()
+    state = _state(game, [["3C"], ["QH"], [], []], hand="7S", seven=True, pack=["6C"])
+    rows = _features(game, state)
+    a_on_b = MERGE + MERGES.index(((0, 1),))
+    b_on_a = MERGE + MERGES.index(((1, 0),))
+    # 3C (wait 1) on QH (wait 10) is harmless; QH on 3C buries a card wanted soon.
+    assert rows[a_on_b, 0] == 1 and rows[a_on_b, 11] == pytest.approx(9 / 12) and rows[a_on_b, 12] == 0.5
+    assert rows[b_on_a, 11] == pytest.approx(-9 / 12) and rows[b_on_a, 12] == 0 and rows[b_on_a, 13] == 1 / 8
+
+
+def test_take_features_read_each_packet_in_dealing_order():
+    game = PussInTheCorner()
+    state = _state(game, [["2H", "5D", "3D"], ["KC", "QS"], [], []], pack=[])
+    state.pack, state.pos = (), 0  # the first pass is dealt out: take-up time
+    rows = _features(game, state)
+    take_a = rows[TAKE]
+    assert take_a[0] == 1 and take_a[14] == pytest.approx(2 / 12) and take_a[15] == pytest.approx(2 / 3)
+    assert list(take_a[17:20]) == pytest.approx([1 / 13, 4 / 13, 2 / 13]) and take_a[20] == 0
+    assert rows[TAKE + 1, 14] == 0
+
+
+def test_moves_encoding_hides_the_first_pass_pack_and_shows_the_remembered_second_pass():
+    env = gym.make(ENV_ID, obs_encoding="moves")
+    other = BOOK_DEAL[:1] + BOOK_DEAL[1:][::-1]
+    seen = []
+    for deal in (BOOK_DEAL, other):
+        obs, _ = env.reset(options={"deal": deal})
+        obs, *_ = env.step(DEAL)
+        obs, *_ = env.step(1)
+        seen.append(obs)
+        assert not obs[PLANES_SIZE : PLANES_SIZE + 52].any()
+    np.testing.assert_array_equal(*seen)
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=4)
+    while env.unwrapped.state.pass_no == 1:
+        obs, _, terminated, _, info = env.step(masked_random_action(rng, info["action_mask"]))
+        assert not terminated
+    state = env.unwrapped.state
+    order = obs[PLANES_SIZE : PLANES_SIZE + 52]
+    rest = state.pack[state.pos :]
+    assert np.argsort(-order)[: len(rest)].tolist() == list(rest)  # the next card to be dealt ranks first
+    assert (order > 0).sum() == len(rest)
+
+
+def test_move_features_are_given_exactly_for_the_legal_actions():
+    env = gym.make(ENV_ID, obs_encoding="moves", sevens_after_placing=True)
+    rng = np.random.default_rng(1)
+    for seed in range(20):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            rows = obs[MOVES_GLOBAL:].reshape(-1, MOVE_FEATURES)
+            np.testing.assert_array_equal(rows[:, 0] == 1, info["action_mask"].astype(bool))
+            assert not rows[info["action_mask"] == 0].any()
+            assert env.observation_space.contains(obs)
+            obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
+            done = terminated or truncated
