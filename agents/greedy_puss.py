@@ -34,12 +34,10 @@ from itertools import permutations
 import numpy as np
 
 from agents.base import Agent
-from patience_gym.cards import RANK, RED
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import (
     CORNER_TO_FOUNDATION,
     DEAL,
-    FOUNDATION_RED,
     MERGE,
     MERGES,
     NUM_CORNERS,
@@ -49,6 +47,7 @@ from patience_gym.games.puss import (
     PussInTheCorner,
     PussState,
 )
+from patience_gym.games.puss_moves import card_waits
 
 _NO_WAIT = 99  # an empty packet's "top": anything may go on it safely
 
@@ -69,14 +68,7 @@ class PussGreedy(Agent):
 
 def waits(state: PussState) -> list[int]:
     """``w[c]``: ranks card ``c``'s foundation must still climb before ``c`` fits (see module docstring)."""
-    need = state.need
-    by_colour = {red: sorted(need[f] for f in range(4) if FOUNDATION_RED[f] == red) for red in (False, True)}
-    w = [0] * 52
-    for c in range(52):
-        r = RANK[c]
-        low, high = by_colour[RED[c]]
-        w[c] = r - (high if high <= r else low)
-    return w
+    return card_waits(state.need)
 
 
 def choose_move(game: PussInTheCorner, state: PussState, plan_redeal: bool = True) -> int:
