@@ -42,57 +42,17 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState
-from patience_gym.games.milligan_tables import CF, DEAL, FITS, RF
+from patience_gym.games.milligan_moves import W_BREAK, W_COVER, W_FOUNDATION, W_RESERVE, W_VACANCY, evaluation
+from patience_gym.games.milligan_tables import CF, DEAL, RF
+
+__all__ = ["W_BREAK", "W_COVER", "W_FOUNDATION", "W_RESERVE", "W_VACANCY", "MilliganGreedy", "evaluate"]
 
 #: Positions the step-4 search may visit per move.
 SEARCH_NODES = 3_000
 SEARCH_DEPTH = 3
 
-W_FOUNDATION = 100
-W_COVER = 1
-W_BREAK = 3
-W_VACANCY = 6
-W_RESERVE = 4
-
-
-def evaluate(state: MilliganState) -> int:
-    """Score of the visible position (higher is better); see the module docstring."""
-    found = state.found
-    needed: dict[int, int] = {}
-    for s in range(0, 8, 2):
-        base = (s >> 1) * 13
-        for h in (found[s], found[s + 1]):
-            if h < 13:
-                needed[base + h] = needed.get(base + h, 0) + 1
-    cover = 0
-    breaks = 0
-    vacancies = 0
-    depths: dict[int, list[int]] = {}
-    for col in state.columns:
-        n = len(col)
-        if not n:
-            vacancies += 1
-            continue
-        prev = col[0]
-        if prev in needed:
-            depths.setdefault(prev, []).append(n - 1)
-        for t in range(1, n):
-            c = col[t]
-            if not FITS[prev * 52 + c]:
-                breaks += 1
-            if c in needed:
-                depths.setdefault(c, []).append(n - 1 - t)
-            prev = c
-    for c, ds in depths.items():
-        ds.sort()
-        cover += sum(ds[: needed[c]])
-    return (
-        W_FOUNDATION * state.total
-        - W_COVER * cover
-        - W_BREAK * breaks
-        + (W_VACANCY * vacancies if state.stock_left == 0 else 0)
-        - (W_RESERVE if state.reserve else 0)
-    )
+#: Score of the visible position (higher is better); see the module docstring.
+evaluate = evaluation
 
 
 class MilliganGreedy(Agent):

@@ -259,3 +259,59 @@ class MoveScorer(BaseFeaturesExtractor):
             [moves, self.action.expand(batch, -1, -1), g.unsqueeze(1).expand(-1, self.num_actions, -1)], dim=2
         )
         return torch.cat([self.score(x).squeeze(-1), g], dim=1)
+
+
+class MoveListScorer(BaseFeaturesExtractor):
+    """:class:`MoveScorer` for games with many possible actions, few legal at once: scores a list of moves.
+
+    The observation is ``global_size`` values about the position followed by
+    rows of ``1 + move_features`` values, one per legal move: the action's id
+    as ``(action + 1) / num_actions`` (0: an empty row), then the move's
+    features (for the Miss Milligan family: :mod:`patience_gym.games.milligan_moves`,
+    ``MOVES_GLOBAL`` and ``MOVE_FEATURES``). Each row is scored like a
+    :class:`MoveScorer` action and its score written to its action's logit;
+    actions without a row get the logit ``unlisted`` (illegal ones are masked
+    anyway). Output: the ``num_actions`` logits followed by ``hidden`` value
+    features; pair it with :class:`LogitsPolicy`.
+    """
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        global_size: int,
+        move_features: int,
+        num_actions: int,
+        hidden: int = 128,
+        action_embed: int = 16,
+        unlisted: float = -10.0,
+    ) -> None:
+        n = int(observation_space.shape[0])
+        row = 1 + move_features
+        if not 0 < global_size < n or (n - global_size) % row:
+            raise ValueError(
+                f"MoveListScorer: an observation of {n} values is not {global_size} global values "
+                f"followed by whole rows of 1 + {move_features} values"
+            )
+        super().__init__(observation_space, features_dim=num_actions + hidden)
+        self.global_size = global_size
+        self.num_actions = num_actions
+        self.slots = (n - global_size) // row
+        self.row = row
+        self.unlisted = unlisted
+        self.glob = nn.Sequential(nn.Linear(global_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.action = nn.Embedding(num_actions, action_embed)
+        nn.init.normal_(self.action.weight, std=0.1)
+        self.score = nn.Sequential(
+            nn.Linear(move_features + action_embed + hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        g = self.glob(obs[:, : self.global_size])
+        rows = obs[:, self.global_size :].view(-1, self.slots, self.row)
+        ids = torch.round(rows[:, :, 0] * self.num_actions).long() - 1  # -1: empty row
+        listed = ids >= 0
+        x = torch.cat([rows[:, :, 1:], self.action(ids.clamp(min=0)), g.unsqueeze(1).expand(-1, self.slots, -1)], dim=2)
+        scores = self.score(x).squeeze(-1)
+        logits = torch.full((obs.shape[0], self.num_actions + 1), self.unlisted, device=obs.device, dtype=obs.dtype)
+        logits.scatter_(1, torch.where(listed, ids, self.num_actions), torch.where(listed, scores, self.unlisted))
+        return torch.cat([logits[:, : self.num_actions], g], dim=1)

@@ -136,7 +136,6 @@ def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings
 
 
 def test_move_scorer_scores_each_action_from_its_own_features():
-    from sb3_contrib import MaskablePPO
 
     from patience_gym.games.puss import MOVES_GLOBAL
     from patience_gym.games.puss_moves import MOVE_FEATURES
@@ -155,10 +154,17 @@ def test_move_scorer_scores_each_action_from_its_own_features():
     assert diff[7] > 0 and diff[:7].sum() == 0 and diff[8:].sum() == 0
     with pytest.raises(ValueError, match="whole rows of 29 move features"):
         MoveScorer(env.observation_space, global_size=MOVES_GLOBAL + 1, move_features=MOVE_FEATURES)
+    ppo_smoke_run(env, obs, "MoveScorer", {"global_size": MOVES_GLOBAL, "move_features": MOVE_FEATURES, "hidden": 16})
+
+
+def ppo_smoke_run(env: gym.Env, obs: np.ndarray, extractor: str, extractor_kwargs: dict) -> None:
+    """A few MaskablePPO steps with ``extractor`` under LogitsPolicy (separate critic); a legal prediction."""
+    from sb3_contrib import MaskablePPO
+
     kwargs = resolve_policy_kwargs(
         {
-            "features_extractor_class": "agents.networks.MoveScorer",
-            "features_extractor_kwargs": {"global_size": MOVES_GLOBAL, "move_features": MOVE_FEATURES, "hidden": 16},
+            "features_extractor_class": f"agents.networks.{extractor}",
+            "features_extractor_kwargs": extractor_kwargs,
             "share_features_extractor": False,
         }
     )
@@ -168,3 +174,34 @@ def test_move_scorer_scores_each_action_from_its_own_features():
     model.learn(64)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert env.unwrapped.action_masks()[int(action)]
+
+
+def test_move_list_scorer_scores_each_listed_move_from_its_own_row():
+    from agents.networks import MoveListScorer
+    from patience_gym.games.milligan import MOVES_GLOBAL
+    from patience_gym.games.milligan_moves import MOVE_FEATURES, ROW
+
+    env = gym.make("patience_gym/MissMilligan-v0", obs_encoding="moves")
+    torch.manual_seed(0)
+    net = MoveListScorer(env.observation_space, MOVES_GLOBAL, MOVE_FEATURES, 1010, hidden=16)
+    obs, info = env.reset(seed=1)
+    legal = np.flatnonzero(info["action_mask"])
+    assert len(legal) >= 2
+    x = torch.as_tensor(obs[None], dtype=torch.float32)
+    out = net(x)
+    assert out.shape == (1, 1010 + 16) == (1, net.features_dim)
+    listed = torch.nonzero(out[0, :1010] != net.unlisted).flatten().tolist()
+    assert listed == legal.tolist()
+    # Changing the second move's features moves its logit only; the value features stay.
+    changed = x.clone()
+    changed[0, MOVES_GLOBAL + ROW + 5] += 0.5
+    diff = (net(changed) - out).abs()[0]
+    assert diff[legal[1]] > 0 and diff.sum() == diff[legal[1]]
+    with pytest.raises(ValueError, match="whole rows of 1 \\+ 25 values"):
+        MoveListScorer(env.observation_space, MOVES_GLOBAL + 1, MOVE_FEATURES, 1010)
+    ppo_smoke_run(
+        env,
+        obs,
+        "MoveListScorer",
+        {"global_size": MOVES_GLOBAL, "move_features": MOVE_FEATURES, "num_actions": 1010, "hidden": 16},
+    )

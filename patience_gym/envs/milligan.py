@@ -68,7 +68,20 @@ _SHARED = """
     highest foundation count / 104, and the waived cards' column one-hot
     (none, 1..8). The rows and instance order make it exact too.
 
-    Neither encoding shows the order of the face-down stock (the "planes"
+    ``obs_encoding="moves"``: ``Box(-1, 1, (4805,), float32)``, for
+    move-scoring networks (``agents.networks.MoveListScorer``): the planes;
+    9 position values (cards on the foundations, the cover of the next
+    needed cards, breaks, vacancies, legal moves, the best change of the
+    greedy baseline's evaluation, stock out, reserve held, more legal moves
+    than rows); then the legal moves in action order, 128 rows of 26: the
+    action as ``(action + 1) / 1010`` (0: empty row) and 25 features of the
+    move, read from the position it leads to (its kind, cards moved,
+    progress, what it changes on the foundations, in the cover, breaks,
+    vacancies, reserve and evaluation, what it uncovers, where it goes).
+    Layout: :mod:`patience_gym.games.milligan_moves`. No move is tried past a
+    deal, so it reads no face-down card.
+
+    No encoding shows the order of the face-down stock (the "planes"
     encoding marks which cards are still in it, which a player can count).
     The positions seen since the last progress event also decide legality
     (see Episode End); the mask carries that.
@@ -132,11 +145,12 @@ class MissMilliganEnv(PatienceEnv):
     ``waive_sequences=False``: a whole built sequence (any part at a
     column's foot) may be waived, and its cards leave the waiver like a
     column's (PySolFC, Morehead & Mott-Smith).
-    ``obs_encoding="ids"`` (or ``"planes"``), ``illegal_action="penalize"``
+    ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``), ``illegal_action="penalize"``
     (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release. (The ``moves`` encoding was added later as a new
+      option; the rules and the other encodings are unchanged.)
     """
     )
 
@@ -162,11 +176,12 @@ class GiantEnv(PatienceEnv):
     ## Arguments
     ``worry_back_anytime=False``: worry back at any time, not only once the
     stock is exhausted (Aisleriot).
-    ``obs_encoding="ids"`` (or ``"planes"``), ``illegal_action="penalize"``
+    ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``), ``illegal_action="penalize"``
     (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release. (The ``moves`` encoding was added later as a new
+      option; the rules and the other encodings are unchanged.)
     """
     )
 
@@ -191,12 +206,13 @@ class MissMilliganPocketEnv(PatienceEnv):
         + _SHARED
         + """
     ## Arguments
-    No rule options. ``obs_encoding="ids"`` (or ``"planes"``),
+    No rule options. ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
     ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release. (The ``moves`` encoding was added later as a new
+      option; the rules and the other encodings are unchanged.)
     """
     )
 

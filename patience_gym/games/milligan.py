@@ -74,6 +74,7 @@ import numpy as np
 
 from patience_gym.cards import CODE, RANK, SUIT, check_cards, codes, parse_card, parse_cards, shuffled_deck
 from patience_gym.core import Game, ObsSpec
+from patience_gym.games.milligan_moves import EXTRA, MOVE_SLOTS, ROW, move_rows
 from patience_gym.games.milligan_tables import (
     CC,
     CC_BASE,
@@ -131,6 +132,12 @@ PLANE_WIDTH = 14
 _P_FOUND, _P_RESERVE, _P_STOCK, _P_ROW, _P_EXPOSED, _P_RUN = 8, 9, 10, 11, 12, 13
 PLANES_GLOBAL = 3 + NUM_COLUMNS + 1  # stock, idle left, best, origin one-hot (none + 8)
 PLANES_SIZE = TOTAL_CARDS * PLANE_WIDTH + PLANES_GLOBAL
+
+# --- "moves" observation layout ----------------------------------------------
+# The planes, then EXTRA position values and the list of legal moves, MOVE_SLOTS
+# rows of ROW values (patience_gym.games.milligan_moves).
+MOVES_GLOBAL = PLANES_SIZE + EXTRA
+MOVES_SIZE = MOVES_GLOBAL + MOVE_SLOTS * ROW
 
 
 @dataclasses.dataclass(frozen=True)
@@ -289,7 +296,7 @@ class MilliganGame(Game[MilliganState]):
     #: exhausted) or "anytime".
     foundation_down: ClassVar[str] = "never"
 
-    obs_encodings = ("ids", "planes")
+    obs_encodings = ("ids", "planes", "moves")
     max_episode_steps = 10_000
     num_actions = NUM_ACTIONS
 
@@ -858,12 +865,25 @@ class MilliganGame(Game[MilliganState]):
         self.check_encoding(encoding)
         if encoding == "ids":
             return ObsSpec((OBS_SIZE,), 0, TOTAL_CARDS, np.int8)
+        if encoding == "moves":
+            return ObsSpec((MOVES_SIZE,), -1.0, 1.0, np.float32)
         return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
     def observe(self, state: MilliganState, encoding: str) -> np.ndarray:
         if encoding == "ids":
             return state.obs.copy()
+        if encoding == "moves":
+            return self._observe_moves(state)
         return self._observe_planes(state)
+
+    def _observe_moves(self, state: MilliganState) -> np.ndarray:
+        """The planes, the position values and the list of legal moves with their features."""
+        out = np.empty(MOVES_SIZE, dtype=np.float32)
+        out[:PLANES_SIZE] = self._observe_planes(state)
+        rows, extra = move_rows(self, state, self.legal_actions(state))
+        out[PLANES_SIZE:MOVES_GLOBAL] = extra
+        out[MOVES_GLOBAL:] = rows.ravel()
+        return out
 
     def _observe_ids_full(self, state: MilliganState) -> np.ndarray:
         obs = np.zeros(OBS_SIZE, dtype=np.int8)

@@ -1,0 +1,247 @@
+"""What a Miss Milligan player weighs before each move: position terms and per-move features.
+
+Used by the ``moves`` observation encoding of the Miss Milligan family and by
+the greedy baseline (:func:`position_terms`). Everything is read from the
+face-up cards: each move is tried on a copy of the position, and ``deal``
+is never tried (it would turn up stock cards), so no hidden card is read.
+
+**Position terms** (:func:`position_terms`): the *cover*, the number of cards
+lying on the next needed cards (for each foundation pile, the card that
+would go on it next; where both copies of a card are needed, the shallower
+ones count); the *breaks*, cards lying on a card they are not built on; the
+*vacancies*, empty columns.
+
+**Move list.** The legal moves, in action order, fill up to
+:data:`MOVE_SLOTS` rows of ``1 + MOVE_FEATURES`` values: the action's id as
+``(action + 1) / NUM_ACTIONS`` (0 for an empty row), then
+
+* ``0..5`` the kind of move: to a foundation, column to column, reserve to
+  column, column to reserve, foundation to column, deal;
+* ``6`` cards moved / 13; ``7`` a progress event (a deal or a new high on
+  the foundations);
+* the change the move makes to ``8`` the cards on the foundations, ``9`` the
+  cover (/10), ``10`` the breaks (/3), ``11`` the vacancies (/2), ``12`` the
+  cards held in the reserve (0 or 1), ``13`` the greedy baseline's
+  evaluation (/200), and ``14`` whether that change is above 0;
+* the source column: ``15`` it empties, ``16`` its height after (/20), and
+  the card the move uncovers: ``17`` it fits on a foundation, ``18`` its
+  wait (how many ranks its foundation must still climb, /12), ``19`` the
+  cards lying on the column's nearest card that fits on a foundation (/10,
+  1 when there is none or ten or more);
+* the destination column: ``20`` it was empty, ``21`` its height (/20);
+* ``22`` exposed cards (and the reserve's) that fit on a foundation after
+  the move (/4); ``23`` the rank of the moved card, or of the head of the
+  moved sequence (/13); ``24`` the move restores waived cards to their column.
+
+Every value is capped to -1..1. Positions with more than
+:data:`MOVE_SLOTS` legal moves (none met in thousands of played games) list
+the first ones; the rest get no row, and :func:`move_rows` says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from patience_gym.cards import RANK, SUIT
+from patience_gym.games.milligan_tables import CC, CF, CR, DEAL, FC, FITS, MAX_RUN, NUM_ACTIONS, NUM_COLUMNS, RC, RF
+
+if TYPE_CHECKING:
+    from patience_gym.games.milligan import MilliganGame, MilliganState
+
+#: Rows of the move list.
+MOVE_SLOTS = 128
+#: Features per move (after the action id).
+MOVE_FEATURES = 25
+#: Values per row of the move list.
+ROW = 1 + MOVE_FEATURES
+#: Position values after the planes: cards on the foundations, cover, breaks,
+#: vacancies, legal moves, the best evaluation change, stock out, reserve held,
+#: more legal moves than rows.
+EXTRA = 9
+
+#: The greedy baseline's weights (see :mod:`agents.greedy_milligan`).
+W_FOUNDATION = 100
+W_COVER = 1
+W_BREAK = 3
+W_VACANCY = 6
+W_RESERVE = 4
+
+_KIND_FOUNDATION, _KIND_CC, _KIND_RC, _KIND_CR, _KIND_FC, _KIND_DEAL = range(6)
+
+
+def needed_cards(found: list[int]) -> dict[int, int]:
+    """For each next needed card, how many foundation piles want it (1 or 2)."""
+    needed: dict[int, int] = {}
+    for s in range(0, 8, 2):
+        base = (s >> 1) * 13
+        for h in (found[s], found[s + 1]):
+            if h < 13:
+                needed[base + h] = needed.get(base + h, 0) + 1
+    return needed
+
+
+def position_terms(state: MilliganState) -> tuple[int, int, int]:
+    """The cover, breaks and vacancies of ``state`` (see the module docstring)."""
+    needed = needed_cards(state.found)
+    breaks = 0
+    vacancies = 0
+    depths: dict[int, list[int]] = {}
+    for col in state.columns:
+        n = len(col)
+        if not n:
+            vacancies += 1
+            continue
+        prev = col[0]
+        if prev in needed:
+            depths.setdefault(prev, []).append(n - 1)
+        for t in range(1, n):
+            c = col[t]
+            if not FITS[prev * 52 + c]:
+                breaks += 1
+            if c in needed:
+                depths.setdefault(c, []).append(n - 1 - t)
+            prev = c
+    cover = 0
+    for c, ds in depths.items():
+        ds.sort()
+        cover += sum(ds[: needed[c]])
+    return cover, breaks, vacancies
+
+
+def evaluation(state: MilliganState, terms: tuple[int, int, int] | None = None) -> int:
+    """The greedy baseline's score of a position (higher is better)."""
+    cover, breaks, vacancies = position_terms(state) if terms is None else terms
+    return (
+        W_FOUNDATION * state.total
+        - W_COVER * cover
+        - W_BREAK * breaks
+        + (W_VACANCY * vacancies if state.pos >= len(state.stock) else 0)
+        - (W_RESERVE if state.reserve else 0)
+    )
+
+
+def card_wait(card: int, found: list[int]) -> int:
+    """How many ranks ``card``'s foundation must still climb before it fits (0: it fits now)."""
+    r = RANK[card] - 1  # the height a pile needs for the card to go on it
+    s = 2 * SUIT[card]
+    return min(r - h for h in (found[s], found[s + 1]) if h <= r)
+
+
+def _playable(state: MilliganState) -> int:
+    """Exposed cards (the reserve's included) that fit on a foundation."""
+    found = state.found
+    n = 0
+    for col in state.columns:
+        if col and card_wait(col[-1], found) == 0:
+            n += 1
+    if state.reserve and card_wait(state.reserve[-1], found) == 0:
+        n += 1
+    return n
+
+
+def _dig(column: list[int], found: list[int]) -> float:
+    """Cards lying on the nearest card of ``column`` that fits on a foundation (/10, capped at 1)."""
+    n = len(column)
+    for depth in range(min(n, 10)):
+        if card_wait(column[n - 1 - depth], found) == 0:
+            return depth / 10
+    return 1.0
+
+
+def _decode(action: int) -> tuple[int, int, int, int]:
+    """(kind, source column or -1, destination column or -1, cards moved)."""
+    if action < RC:
+        i, rest = divmod(action - CC, (NUM_COLUMNS - 1) * MAX_RUN)
+        jj, k1 = divmod(rest, MAX_RUN)
+        return _KIND_CC, i, jj if jj < i else jj + 1, k1 + 1
+    if action < CR:
+        j, k1 = divmod(action - RC, MAX_RUN)
+        return _KIND_RC, -1, j, k1 + 1
+    if action < CF:
+        i, k1 = divmod(action - CR, MAX_RUN)
+        return _KIND_CR, i, -1, k1 + 1
+    if action < RF:
+        return _KIND_FOUNDATION, action - CF, -1, 1
+    if action == RF:
+        return _KIND_FOUNDATION, -1, -1, 1
+    if action < DEAL:
+        return _KIND_FC, -1, (action - FC) % NUM_COLUMNS, 1
+    return _KIND_DEAL, -1, -1, 0
+
+
+def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The move list of ``state`` (``acts``: its legal moves, in action order) and the extra position values."""
+    rows = np.zeros((MOVE_SLOTS, ROW), dtype=np.float32)
+    terms = position_terms(state)
+    now = evaluation(state, terms)
+    cover, breaks, vacancies = terms
+    held = 1 if state.reserve else 0
+    found = state.found
+    best_gain = -1.0
+    for slot, a in enumerate(acts[:MOVE_SLOTS]):
+        row = rows[slot]
+        row[0] = (a + 1) / NUM_ACTIONS
+        kind, src, dst, k = _decode(a)
+        f = row[1:]
+        f[kind] = 1.0
+        f[6] = k / 13
+        f[7] = 1.0 if game.is_progress(state, a) else 0.0
+        if kind == _KIND_DEAL:
+            continue
+        cols = state.columns
+        if kind == _KIND_FC:
+            s = (a - FC) // NUM_COLUMNS
+            moved = (s >> 1) * 13 + found[s] - 1
+        elif src >= 0:
+            moved = cols[src][len(cols[src]) - k]
+        else:
+            moved = state.reserve[len(state.reserve) - k]
+        dst_height = len(cols[dst]) if dst >= 0 else 0
+        child = state.copy()
+        game.apply(child, a)
+        c_terms = position_terms(child)
+        gain = evaluation(child, c_terms) - now
+        best_gain = max(best_gain, gain / 200)
+        f[8] = child.total - state.total
+        f[9] = _cap((c_terms[0] - cover) / 10)
+        f[10] = _cap((c_terms[1] - breaks) / 3)
+        f[11] = _cap((c_terms[2] - vacancies) / 2)
+        f[12] = (1 if child.reserve else 0) - held
+        f[13] = _cap(gain / 200)
+        f[14] = 1.0 if gain > 0 else 0.0
+        if src >= 0:
+            left = child.columns[src]
+            f[15] = 0.0 if left else 1.0
+            f[16] = min(len(left), 20) / 20
+            if left:
+                wait = card_wait(left[-1], child.found)
+                f[17] = 1.0 if wait == 0 else 0.0
+                f[18] = wait / 12
+                f[19] = _dig(left, child.found)
+        if dst >= 0:
+            f[20] = 0.0 if dst_height else 1.0
+            f[21] = min(dst_height, 20) / 20
+        f[22] = min(_playable(child), 4) / 4
+        f[23] = RANK[moved] / 13
+        f[24] = 1.0 if kind == _KIND_RC and k == len(state.reserve) and dst == state.origin else 0.0
+    extra = np.array(
+        [
+            state.total / 104,
+            min(cover, 50) / 50,
+            min(breaks, 40) / 40,
+            vacancies / NUM_COLUMNS,
+            min(len(acts), 64) / 64,
+            _cap(best_gain),
+            1.0 if state.pos >= len(state.stock) else 0.0,
+            float(held),
+            1.0 if len(acts) > MOVE_SLOTS else 0.0,
+        ],
+        dtype=np.float32,
+    )
+    return rows, extra
+
+
+def _cap(x: float) -> float:
+    return -1.0 if x < -1.0 else 1.0 if x > 1.0 else x

@@ -1,0 +1,157 @@
+"""Miss Milligan family ``moves`` encoding: position terms, per-move features, the move list, no leak."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from agents.networks import MoveListScorer
+from patience_gym.cards import CODE, parse_card
+from patience_gym.games.milligan import MOVES_GLOBAL, MOVES_SIZE, PLANES_SIZE, Giant, MissMilligan
+from patience_gym.games.milligan_moves import (
+    EXTRA,
+    MOVE_FEATURES,
+    MOVE_SLOTS,
+    ROW,
+    card_wait,
+    evaluation,
+    move_rows,
+    position_terms,
+)
+from patience_gym.games.milligan_tables import NUM_ACTIONS
+from tests.conftest import masked_random_action
+from tests.test_milligan_rules import position
+
+IDS = ["patience_gym/MissMilligan-v0", "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
+
+
+def row_of(game, state, move: str) -> np.ndarray:
+    """The features of ``move`` in the move list of ``state``."""
+    rows, _ = move_rows(game, state, game.legal_actions(state))
+    action = game.action_from_description(move)
+    (slot,) = np.flatnonzero(np.round(rows[:, 0] * NUM_ACTIONS).astype(int) - 1 == action)
+    return rows[slot, 1:]
+
+
+def test_card_wait_counts_the_ranks_its_lower_foundation_pile_must_climb():
+    found = [3, 1, 0, 0, 0, 0, 0, 0]  # clubs piles at 3C and AC
+    assert card_wait(parse_card("4C"), found) == 0  # on the 3C pile
+    assert card_wait(parse_card("2C"), found) == 0  # on the AC pile
+    assert card_wait(parse_card("5C"), found) == 1
+    assert card_wait(parse_card("AD"), found) == 0
+    assert card_wait(parse_card("KS"), found) == 12
+
+
+# Every foundation at Queen: only the eight Kings are left, all of them needed.
+KINGS = ["KC KS", "KH KD", "", "KC", "KD", "KH", "KS"]
+
+
+def test_position_terms_count_cover_breaks_and_vacancies():
+    s = position(MissMilligan(), KINGS, (12,) * 8, heap=7)
+    # Cover: KS lies on a KC, KD on a KH (each copy of a King is needed, so both count).
+    # Breaks: KS on KC and KD on KH. Vacancies: c3 and c8.
+    assert position_terms(s) == (2, 2, 2)
+
+
+def test_features_of_a_foundation_move_and_a_packing_move():
+    game = MissMilligan()
+    s = position(game, ["5C 9H", "4C", "TS", "8H"], (3, 3, 0, 0, 0, 0, 0, 0), heap=7)
+    up = row_of(game, s, "c2>f")
+    assert up[0] == 1 and up[1:6].sum() == 0  # a foundation move
+    assert up[6] == pytest.approx(1 / 13) and up[7] == 1  # one card; a new high
+    assert up[8] == 1 and up[13] > 0 and up[14] == 1  # one more card up; the evaluation gains
+    assert up[15] == 1 and up[16] == 0  # c2 empties
+    assert up[23] == pytest.approx(4 / 13)
+    pack = row_of(game, s, "c1>c3")  # 9H onto TS uncovers 5C, which waits for the other 4C
+    assert pack[1] == 1 and pack[8] == 0 and pack[7] == 0
+    assert pack[10] < 0  # the break 5C-9H goes
+    assert pack[17] == 0 and pack[18] == pytest.approx(1 / 12)  # 5C waits one rank
+    assert pack[20] == 0 and pack[21] == pytest.approx(1 / 20)  # TS was alone in c3
+    assert pack[23] == pytest.approx(9 / 13)
+    deal_free = row_of(game, position(game, ["5C", "4C"], heap=7, stock=8), "deal")
+    assert deal_free[5] == 1 and deal_free[7] == 1 and np.count_nonzero(deal_free) == 2
+
+
+def test_restoring_a_waived_card_is_flagged():
+    game = MissMilligan()
+    s = position(game, ["8S 7D", "9D", "8C", ""], (6, 6, 0, 0, 0, 0, 6, 6), heap=7)
+    game.apply(s, game.action_from_description("c1>w"))
+    game.apply(s, game.action_from_description("c1>c2"))  # 8S onto 9D empties c1
+    assert row_of(game, s, "w>c1")[24] == 1 and row_of(game, s, "w>c1")[2] == 1
+    assert row_of(game, s, "w>c3")[24] == 0
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_move_list_is_the_legal_moves_in_order_over_random_playouts(env_id):
+    env = gym.make(env_id, obs_encoding="moves")
+    game = env.unwrapped.game
+    rng = np.random.default_rng(5)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            assert obs.shape == (MOVES_SIZE,) and obs.min() >= -1 and obs.max() <= 1
+            rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW)
+            listed = np.round(rows[:, 0] * NUM_ACTIONS).astype(int) - 1
+            legal = np.flatnonzero(info["action_mask"])
+            n = min(len(legal), MOVE_SLOTS)
+            assert listed[:n].tolist() == legal[:n].tolist()
+            assert not rows[n:].any()
+            assert obs[PLANES_SIZE + EXTRA - 1] == (len(legal) > MOVE_SLOTS)
+            assert np.array_equal(obs[:PLANES_SIZE], game.observe(env.unwrapped.state, "planes"))
+            obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
+            done = terminated or truncated
+
+
+def test_the_stock_order_never_shows():
+    deal = [CODE[c] for c in range(52)] * 2
+    other = deal[:8] + deal[8:][::-1]
+    env = gym.make("patience_gym/MissMilligan-v0", obs_encoding="moves")
+    a, _ = env.reset(options={"deal": deal})
+    b, _ = env.reset(options={"deal": other})
+    assert np.array_equal(a, b)
+
+
+def test_overflowing_move_list_lists_the_first_moves_and_the_network_leaves_the_rest_unlisted():
+    game = Giant()
+    spades = "KS QH JS TH 9S 8H 7S 6H 5S 4H 3S 2H AS"
+    clubs = "KC QD JC TD 9C 8D 7C 6D 5C 4D 3C 2D AC"
+    s = position(game, [spades, spades, clubs, clubs], heap=4)
+    legal = game.legal_actions(s)
+    assert len(legal) > MOVE_SLOTS  # every part of four 13-card sequences into three vacancies
+    obs = game.observe(s, "moves")
+    rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW)
+    listed = np.round(rows[:, 0] * NUM_ACTIONS).astype(int) - 1
+    assert listed.tolist() == legal[:MOVE_SLOTS]
+    assert obs[PLANES_SIZE + EXTRA - 1] == 1
+    space = gym.spaces.Box(-1.0, 1.0, (MOVES_SIZE,), np.float32)
+    net = MoveListScorer(space, MOVES_GLOBAL, MOVE_FEATURES, NUM_ACTIONS, hidden=8, unlisted=-7.0)
+    logits = net(torch.as_tensor(obs[None]))[0, :NUM_ACTIONS]
+    assert torch.all(logits[legal[MOVE_SLOTS:]] == -7.0)
+    assert torch.all(logits[legal[:MOVE_SLOTS]] != -7.0)
+
+
+def test_evaluation_is_the_greedy_baselines():
+    from agents.greedy_milligan import evaluate
+
+    s = position(MissMilligan(), KINGS, (12,) * 8, heap=7)
+    # 96 cards up, cover 2, breaks 2, two vacancies that count (the stock is out).
+    assert evaluate(s) == evaluation(s) == 100 * 96 - 2 - 3 * 2 + 6 * 2
+
+
+@pytest.mark.parametrize(
+    ("env_id", "model"),
+    [
+        ("patience_gym/MissMilligan-v0", "models/miss_milligan_moves.zip"),
+        ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves.zip"),
+        ("patience_gym/Giant-v0", "models/giant_moves.zip"),
+    ],
+)
+def test_shipped_models_play_their_env_on_the_moves_encoding(env_id, model):
+    from agents.evaluate import play_episodes
+    from agents.ppo import PPOAgent
+
+    summary = play_episodes(env_id, PPOAgent(model), [0], {"obs_encoding": "moves"})
+    assert summary.episodes == 1 and summary.mean_moves > 20 and all(s > 4 for s in summary.scores)
