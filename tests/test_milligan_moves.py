@@ -145,6 +145,7 @@ def test_evaluation_is_the_greedy_baselines():
     ("env_id", "model"),
     [
         ("patience_gym/MissMilligan-v0", "models/miss_milligan_moves.zip"),
+        ("patience_gym/MissMilligan-v0", "models/miss_milligan_moves_bc2000.zip"),
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves.zip"),
     ],
