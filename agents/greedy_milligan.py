@@ -42,10 +42,8 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState
-from patience_gym.games.milligan_moves import W_BREAK, W_COVER, W_FOUNDATION, W_RESERVE, W_VACANCY, evaluation
+from patience_gym.games.milligan_moves import evaluation
 from patience_gym.games.milligan_tables import CF, DEAL, RF
-
-__all__ = ["W_BREAK", "W_COVER", "W_FOUNDATION", "W_RESERVE", "W_VACANCY", "MilliganGreedy", "evaluate"]
 
 #: Positions the step-4 search may visit per move.
 SEARCH_NODES = 3_000

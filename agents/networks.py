@@ -211,6 +211,21 @@ class GolfMoves(BaseFeaturesExtractor):
         return torch.cat([logits, state], dim=1)
 
 
+def _move_scoring_nets(
+    global_size: int, move_features: int, action_embed: int, hidden: int
+) -> tuple[nn.Module, nn.Module]:
+    """The state MLP (global values to a state vector) and the move MLP (features, action embedding, state)."""
+    glob = nn.Sequential(nn.Linear(global_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+    score = nn.Sequential(nn.Linear(move_features + action_embed + hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+    return glob, score
+
+
+def _score_moves(score: nn.Module, moves: torch.Tensor, embedded: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    """One score per move, shape (batch, moves), from its features, its action embedding and the state vector."""
+    x = torch.cat([moves, embedded, g.unsqueeze(1).expand(-1, moves.shape[1], -1)], dim=2)
+    return score(x).squeeze(-1)
+
+
 class MoveScorer(BaseFeaturesExtractor):
     """Score every action from its own features, with one set of weights (any game with a ``moves`` encoding).
 
@@ -244,21 +259,15 @@ class MoveScorer(BaseFeaturesExtractor):
         self.global_size = global_size
         self.num_actions = num_actions
         self.move_features = move_features
-        self.glob = nn.Sequential(nn.Linear(global_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.glob, self.score = _move_scoring_nets(global_size, move_features, action_embed, hidden)
         self.action = nn.Parameter(torch.zeros(num_actions, action_embed))
         nn.init.normal_(self.action, std=0.1)
-        self.score = nn.Sequential(
-            nn.Linear(move_features + action_embed + hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1)
-        )
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         g = self.glob(obs[:, : self.global_size])
         moves = obs[:, self.global_size :].view(-1, self.num_actions, self.move_features)
-        batch = obs.shape[0]
-        x = torch.cat(
-            [moves, self.action.expand(batch, -1, -1), g.unsqueeze(1).expand(-1, self.num_actions, -1)], dim=2
-        )
-        return torch.cat([self.score(x).squeeze(-1), g], dim=1)
+        scores = _score_moves(self.score, moves, self.action.expand(obs.shape[0], -1, -1), g)
+        return torch.cat([scores, g], dim=1)
 
 
 class MoveListScorer(BaseFeaturesExtractor):
@@ -298,20 +307,16 @@ class MoveListScorer(BaseFeaturesExtractor):
         self.slots = (n - global_size) // row
         self.row = row
         self.unlisted = unlisted
-        self.glob = nn.Sequential(nn.Linear(global_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.glob, self.score = _move_scoring_nets(global_size, move_features, action_embed, hidden)
         self.action = nn.Embedding(num_actions, action_embed)
         nn.init.normal_(self.action.weight, std=0.1)
-        self.score = nn.Sequential(
-            nn.Linear(move_features + action_embed + hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1)
-        )
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         g = self.glob(obs[:, : self.global_size])
         rows = obs[:, self.global_size :].view(-1, self.slots, self.row)
         ids = torch.round(rows[:, :, 0] * self.num_actions).long() - 1  # -1: empty row
         listed = ids >= 0
-        x = torch.cat([rows[:, :, 1:], self.action(ids.clamp(min=0)), g.unsqueeze(1).expand(-1, self.slots, -1)], dim=2)
-        scores = self.score(x).squeeze(-1)
+        scores = _score_moves(self.score, rows[:, :, 1:], self.action(ids.clamp(min=0)), g)
         logits = torch.full((obs.shape[0], self.num_actions + 1), self.unlisted, device=obs.device, dtype=obs.dtype)
         logits.scatter_(1, torch.where(listed, ids, self.num_actions), torch.where(listed, scores, self.unlisted))
         return torch.cat([logits[:, : self.num_actions], g], dim=1)

@@ -8,9 +8,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.greedy_milligan import W_BREAK, MilliganGreedy, evaluate
+from agents.greedy_milligan import MilliganGreedy, evaluate
 from agents.registry import make_agent
 from patience_gym.games.milligan import MAX_EPISODE_MOVES
+from patience_gym.games.milligan_moves import W_BREAK
 
 IDS = ["patience_gym/MissMilligan-v0", "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
 

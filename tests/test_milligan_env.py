@@ -388,3 +388,39 @@ def test_render_shows_the_position_and_the_moves():
     text = env.render()
     assert "c1: AC" in text and "c8: 8C" in text and "stock: 96 cards" in text
     assert "moves: " in text and "c1>f" in text and "deal" in text
+
+
+def test_decode_action_inverts_the_layout():
+    from patience_gym.games.milligan_tables import (
+        CF,
+        COLUMN_TO_COLUMN,
+        CR,
+        DEAL,
+        DEAL_MOVE,
+        FC,
+        FOUNDATION_TO_COLUMN,
+        RC,
+        RESERVE_TO_COLUMN,
+        RF,
+        TO_FOUNDATION,
+        cc_action,
+        decode_action,
+    )
+
+    def encode(kind: int, src: int, dst: int, k: int) -> int:
+        if kind == COLUMN_TO_COLUMN:
+            return cc_action(src, dst, k)
+        if kind == RESERVE_TO_COLUMN:
+            return RC + dst * 13 + k - 1
+        if kind == TO_FOUNDATION:
+            return CF + src if src >= 0 else RF
+        if kind == FOUNDATION_TO_COLUMN:
+            return FC + src * 8 + dst
+        if kind == DEAL_MOVE:
+            return DEAL
+        return CR + src * 13 + k - 1
+
+    decoded = [decode_action(a) for a in range(NUM_ACTIONS)]
+    assert [encode(*d) for d in decoded] == list(range(NUM_ACTIONS))
+    assert len(set(decoded)) == NUM_ACTIONS
+    assert decode_action(cc_action(2, 4, 2)) == (COLUMN_TO_COLUMN, 2, 4, 2)

@@ -79,10 +79,13 @@ from patience_gym.games.milligan_tables import (
     CC,
     CC_BASE,
     CF,
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_RESERVE,
     CR,
     DEAL,
     FC,
     FITS,
+    FOUNDATION_TO_COLUMN,
     KING_DEPTH,
     MAX_COLUMN,
     MAX_RUN,
@@ -94,12 +97,15 @@ from patience_gym.games.milligan_tables import (
     PARENT_SET,
     PARENTS,
     RC,
+    RESERVE_TO_COLUMN,
     RF,
     SUIT2,
+    TO_FOUNDATION,
     TOTAL_CARDS,
     ZCARD,
     ZFOUND,
     ZORIGIN,
+    decode_action,
 )
 
 #: Idle moves allowed between two progress events (see the module docstring).
@@ -944,24 +950,18 @@ class MilliganGame(Game[MilliganState]):
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
         w = self.reserve_letter
-        if action < RC:
-            i, rest = divmod(action - CC, (NUM_COLUMNS - 1) * MAX_RUN)
-            jj, k1 = divmod(rest, MAX_RUN)
-            j = jj if jj < i else jj + 1
-            return f"c{i + 1}>c{j + 1}" + (f"x{k1 + 1}" if k1 else "")
-        if action < CR:
-            j, k1 = divmod(action - RC, MAX_RUN)
-            return f"{w}>c{j + 1}" + (f"x{k1 + 1}" if k1 else "")
-        if action < CF:
-            i, k1 = divmod(action - CR, MAX_RUN)
-            return f"c{i + 1}>{w}" + (f"x{k1 + 1}" if k1 else "")
-        if action < RF:
-            return f"c{action - CF + 1}>f"
-        if action == RF:
-            return f"{w}>f"
-        if action < DEAL:
-            s, j = divmod(action - FC, NUM_COLUMNS)
-            return f"f{s + 1}>c{j + 1}"
+        kind, src, dst, k = decode_action(action)
+        count = f"x{k}" if k > 1 else ""
+        if kind == COLUMN_TO_COLUMN:
+            return f"c{src + 1}>c{dst + 1}{count}"
+        if kind == RESERVE_TO_COLUMN:
+            return f"{w}>c{dst + 1}{count}"
+        if kind == COLUMN_TO_RESERVE:
+            return f"c{src + 1}>{w}{count}"
+        if kind == TO_FOUNDATION:
+            return f"c{src + 1}>f" if src >= 0 else f"{w}>f"
+        if kind == FOUNDATION_TO_COLUMN:
+            return f"f{src + 1}>c{dst + 1}"
         return "deal"
 
     def action_from_description(self, text: str) -> int:

@@ -45,7 +45,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from patience_gym.cards import RANK, SUIT
-from patience_gym.games.milligan_tables import CC, CF, CR, DEAL, FC, FITS, MAX_RUN, NUM_ACTIONS, NUM_COLUMNS, RC, RF
+from patience_gym.games.milligan_tables import (
+    DEAL_MOVE,
+    FITS,
+    FOUNDATION_TO_COLUMN,
+    NUM_ACTIONS,
+    NUM_COLUMNS,
+    RESERVE_TO_COLUMN,
+    decode_action,
+)
 
 if TYPE_CHECKING:
     from patience_gym.games.milligan import MilliganGame, MilliganState
@@ -67,8 +75,6 @@ W_COVER = 1
 W_BREAK = 3
 W_VACANCY = 6
 W_RESERVE = 4
-
-_KIND_FOUNDATION, _KIND_CC, _KIND_RC, _KIND_CR, _KIND_FC, _KIND_DEAL = range(6)
 
 
 def needed_cards(found: list[int]) -> dict[int, int]:
@@ -150,27 +156,6 @@ def _dig(column: list[int], found: list[int]) -> float:
     return 1.0
 
 
-def _decode(action: int) -> tuple[int, int, int, int]:
-    """(kind, source column or -1, destination column or -1, cards moved)."""
-    if action < RC:
-        i, rest = divmod(action - CC, (NUM_COLUMNS - 1) * MAX_RUN)
-        jj, k1 = divmod(rest, MAX_RUN)
-        return _KIND_CC, i, jj if jj < i else jj + 1, k1 + 1
-    if action < CR:
-        j, k1 = divmod(action - RC, MAX_RUN)
-        return _KIND_RC, -1, j, k1 + 1
-    if action < CF:
-        i, k1 = divmod(action - CR, MAX_RUN)
-        return _KIND_CR, i, -1, k1 + 1
-    if action < RF:
-        return _KIND_FOUNDATION, action - CF, -1, 1
-    if action == RF:
-        return _KIND_FOUNDATION, -1, -1, 1
-    if action < DEAL:
-        return _KIND_FC, -1, (action - FC) % NUM_COLUMNS, 1
-    return _KIND_DEAL, -1, -1, 0
-
-
 def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """The move list of ``state`` (``acts``: its legal moves, in action order) and the extra position values."""
     rows = np.zeros((MOVE_SLOTS, ROW), dtype=np.float32)
@@ -183,17 +168,16 @@ def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tupl
     for slot, a in enumerate(acts[:MOVE_SLOTS]):
         row = rows[slot]
         row[0] = (a + 1) / NUM_ACTIONS
-        kind, src, dst, k = _decode(a)
+        kind, src, dst, k = decode_action(a)
         f = row[1:]
         f[kind] = 1.0
         f[6] = k / 13
         f[7] = 1.0 if game.is_progress(state, a) else 0.0
-        if kind == _KIND_DEAL:
+        if kind == DEAL_MOVE:
             continue
         cols = state.columns
-        if kind == _KIND_FC:
-            s = (a - FC) // NUM_COLUMNS
-            moved = (s >> 1) * 13 + found[s] - 1
+        if kind == FOUNDATION_TO_COLUMN:
+            moved = (src >> 1) * 13 + found[src] - 1
         elif src >= 0:
             moved = cols[src][len(cols[src]) - k]
         else:
@@ -211,7 +195,7 @@ def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tupl
         f[12] = (1 if child.reserve else 0) - held
         f[13] = _cap(gain / 200)
         f[14] = 1.0 if gain > 0 else 0.0
-        if src >= 0:
+        if src >= 0 and kind != FOUNDATION_TO_COLUMN:
             left = child.columns[src]
             f[15] = 0.0 if left else 1.0
             f[16] = min(len(left), 20) / 20
@@ -225,7 +209,7 @@ def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tupl
             f[21] = min(dst_height, 20) / 20
         f[22] = min(_playable(child), 4) / 4
         f[23] = RANK[moved] / 13
-        f[24] = 1.0 if kind == _KIND_RC and k == len(state.reserve) and dst == state.origin else 0.0
+        f[24] = 1.0 if kind == RESERVE_TO_COLUMN and k == len(state.reserve) and dst == state.origin else 0.0
     extra = np.array(
         [
             state.total / 104,

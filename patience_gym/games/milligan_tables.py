@@ -55,6 +55,34 @@ def cc_action(i: int, j: int, k: int) -> int:
     return CC + (i * (NUM_COLUMNS - 1) + (j if j < i else j - 1)) * MAX_RUN + k - 1
 
 
+#: Kinds of move, as :func:`decode_action` names them.
+TO_FOUNDATION, COLUMN_TO_COLUMN, RESERVE_TO_COLUMN, COLUMN_TO_RESERVE, FOUNDATION_TO_COLUMN, DEAL_MOVE = range(6)
+
+
+def decode_action(action: int) -> tuple[int, int, int, int]:
+    """``(kind, source, destination, k)`` of an action: ``source`` is a column, or a foundation slot for
+    :data:`FOUNDATION_TO_COLUMN`, -1 for the reserve or none; ``destination`` a column or -1; ``k`` the
+    cards moved (0 for a deal)."""
+    if action < RC:
+        i, rest = divmod(action - CC, (NUM_COLUMNS - 1) * MAX_RUN)
+        jj, k1 = divmod(rest, MAX_RUN)
+        return COLUMN_TO_COLUMN, i, jj if jj < i else jj + 1, k1 + 1
+    if action < CR:
+        j, k1 = divmod(action - RC, MAX_RUN)
+        return RESERVE_TO_COLUMN, -1, j, k1 + 1
+    if action < CF:
+        i, k1 = divmod(action - CR, MAX_RUN)
+        return COLUMN_TO_RESERVE, i, -1, k1 + 1
+    if action < RF:
+        return TO_FOUNDATION, action - CF, -1, 1
+    if action == RF:
+        return TO_FOUNDATION, -1, -1, 1
+    if action < DEAL:
+        s, j = divmod(action - FC, NUM_COLUMNS)
+        return FOUNDATION_TO_COLUMN, s, j, 1
+    return DEAL_MOVE, -1, -1, 0
+
+
 #: ``CC_BASE[i][j]``: ``cc_action(i, j, 1)`` (-1 on the diagonal).
 CC_BASE: tuple[tuple[int, ...], ...] = tuple(
     tuple(cc_action(i, j, 1) if i != j else -1 for j in range(NUM_COLUMNS)) for i in range(NUM_COLUMNS)

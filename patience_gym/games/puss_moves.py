@@ -42,11 +42,14 @@ short counts by 8, capped at 1).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from patience_gym.cards import RANK, RED
+
+T = TypeVar("T")
 
 NUM_ACTIONS = 53
 MOVE_FEATURES = 29
@@ -93,6 +96,15 @@ def chain_to_foundations(cards: Sequence[int], need: Sequence[int], stop_at_firs
     return played
 
 
+def _legal_rows(out: np.ndarray, bits: int, first: int, items: Sequence[T]) -> Iterator[tuple[np.ndarray, T]]:
+    """``(row, item)`` for each ``items[i]`` whose action ``first + i`` is legal; the row is marked legal."""
+    for i, item in enumerate(items):
+        if bits >> (first + i) & 1:
+            row = out[first + i]
+            row[0] = 1.0
+            yield row, item
+
+
 def move_features(
     corners: Sequence[Sequence[int]],
     hand: int,
@@ -112,12 +124,7 @@ def move_features(
         out[_DEAL, 6] = pack_left / 48
     if hand >= 0:
         wc = w[hand]
-        for k, packet in enumerate(corners):
-            a = _TO_CORNER + k
-            if not bits >> a & 1:
-                continue
-            row = out[a]
-            row[0] = 1.0
+        for row, packet in _legal_rows(out, bits, _TO_CORNER, corners):
             row[1] = wc / 12
             if packet:
                 wt = w[packet[-1]]
@@ -163,11 +170,7 @@ def move_features(
                     row[3] = 1.0
     merge_bits = bits >> _MERGE & 0xFFFFFF
     if merge_bits:
-        for i, pairs in enumerate(merges):
-            if not merge_bits >> i & 1:
-                continue
-            row = out[_MERGE + i]
-            row[0] = 1.0
+        for row, pairs in _legal_rows(out, bits, _MERGE, merges):
             moved = 0
             margins = []
             buried = 0
@@ -184,11 +187,7 @@ def move_features(
             row[13] = min(buried, 8) / 8
     takes = bits >> _TAKE & 0b1111
     if takes:
-        for k, packet in enumerate(corners):
-            if not takes >> k & 1:
-                continue
-            row = out[_TAKE + k]
-            row[0] = 1.0
+        for row, packet in _legal_rows(out, bits, _TAKE, corners):
             row[6] = _size(packet)
             up = chain_to_foundations(packet, need, stop_at_first_miss=False)
             row[14] = min(up, 12) / 12
