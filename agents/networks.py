@@ -130,12 +130,63 @@ class FirstLogits(nn.Module):
         return latent[:, : self.n]
 
 
-class LogitsPolicy(MaskableActorCriticPolicy):
-    """MaskablePPO policy whose features extractor gives the action logits itself (its first ``n`` outputs)."""
+class ValueFromFeatures(nn.Module):
+    """The policy's latent: for the actor, all the features; for the critic, an MLP of those after the logits."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, features_dim: int, num_logits: int, vf_arch: list[int], activation_fn: type[nn.Module]):
+        super().__init__()
+        self.num_logits = num_logits
+        layers: list[nn.Module] = []
+        width = features_dim - num_logits
+        for size in vf_arch:
+            layers += [nn.Linear(width, size), activation_fn()]
+            width = size
+        self.value_net = nn.Sequential(*layers)
+        self.latent_dim_pi = features_dim
+        self.latent_dim_vf = width
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return features
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features[:, self.num_logits :])  # type: ignore[no-any-return]
+
+
+class LogitsPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy whose features extractor gives the action logits itself (its first ``n`` outputs).
+
+    ``critic_reads_logits=False`` gives the value MLP only the features after the
+    logits (the extractor's value features). With the default ``True`` it reads
+    them all, as the models trained before this option did; for
+    :class:`MoveListScorer`, whose unlisted actions' logits sit at -10, that
+    saturates the value MLP's tanh units, and the critic's output stops depending
+    on the position (see ``benchmarks/NOTES.md``).
+    """
+
+    def __init__(self, *args: Any, critic_reads_logits: bool = True, **kwargs: Any) -> None:
+        self.critic_reads_logits = critic_reads_logits
         kwargs.setdefault("net_arch", {"pi": [], "vf": [64]})
         super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        if self.critic_reads_logits:
+            super()._build_mlp_extractor()
+            return
+        arch = self.net_arch
+        if not isinstance(arch, dict) or arch.get("pi", []):
+            raise ValueError(
+                f"LogitsPolicy(critic_reads_logits=False) takes net_arch {{'pi': [], 'vf': [...]}}, got {arch!r}"
+            )
+        num_logits = int(self.action_space.n)  # type: ignore[attr-defined]
+        self.mlp_extractor = ValueFromFeatures(  # type: ignore[assignment]
+            self.features_dim, num_logits, list(arch.get("vf", [])), self.activation_fn
+        ).to(self.device)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "critic_reads_logits": self.critic_reads_logits}
 
     def _build(self, lr_schedule: Schedule) -> None:
         super()._build(lr_schedule)
@@ -211,13 +262,14 @@ class GolfMoves(BaseFeaturesExtractor):
         return torch.cat([logits, state], dim=1)
 
 
-def _move_scoring_nets(
-    global_size: int, move_features: int, action_embed: int, hidden: int
-) -> tuple[nn.Module, nn.Module]:
-    """The state MLP (global values to a state vector) and the move MLP (features, action embedding, state)."""
-    glob = nn.Sequential(nn.Linear(global_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
-    score = nn.Sequential(nn.Linear(move_features + action_embed + hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
-    return glob, score
+def _state_net(global_size: int, hidden: int) -> nn.Module:
+    """The state MLP: the global values to a state vector."""
+    return nn.Sequential(nn.Linear(global_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+
+
+def _move_net(move_features: int, action_embed: int, hidden: int) -> nn.Module:
+    """The move MLP: a move's features, its action embedding and the state vector to one score."""
+    return nn.Sequential(nn.Linear(move_features + action_embed + hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
 
 def _score_moves(score: nn.Module, moves: torch.Tensor, embedded: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
@@ -259,9 +311,12 @@ class MoveScorer(BaseFeaturesExtractor):
         self.global_size = global_size
         self.num_actions = num_actions
         self.move_features = move_features
-        self.glob, self.score = _move_scoring_nets(global_size, move_features, action_embed, hidden)
+        # Built in this order (state net, embedding, move net) so that parameter order and
+        # initialisation match the models trained before these nets were shared (optimizer state).
+        self.glob = _state_net(global_size, hidden)
         self.action = nn.Parameter(torch.zeros(num_actions, action_embed))
         nn.init.normal_(self.action, std=0.1)
+        self.score = _move_net(move_features, action_embed, hidden)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         g = self.glob(obs[:, : self.global_size])
@@ -307,16 +362,20 @@ class MoveListScorer(BaseFeaturesExtractor):
         self.slots = (n - global_size) // row
         self.row = row
         self.unlisted = unlisted
-        self.glob, self.score = _move_scoring_nets(global_size, move_features, action_embed, hidden)
+        self.glob = _state_net(global_size, hidden)  # in this order: see MoveScorer
         self.action = nn.Embedding(num_actions, action_embed)
         nn.init.normal_(self.action.weight, std=0.1)
+        self.score = _move_net(move_features, action_embed, hidden)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         g = self.glob(obs[:, : self.global_size])
         rows = obs[:, self.global_size :].view(-1, self.slots, self.row)
         ids = torch.round(rows[:, :, 0] * self.num_actions).long() - 1  # -1: empty row
-        listed = ids >= 0
-        scores = _score_moves(self.score, rows[:, :, 1:], self.action(ids.clamp(min=0)), g)
-        logits = torch.full((obs.shape[0], self.num_actions + 1), self.unlisted, device=obs.device, dtype=obs.dtype)
-        logits.scatter_(1, torch.where(listed, ids, self.num_actions), torch.where(listed, scores, self.unlisted))
-        return torch.cat([logits[:, : self.num_actions], g], dim=1)
+        # Only the listed rows are scored (a few dozen of the 128 slots): gather them, score, scatter.
+        batch, slot = torch.nonzero(ids >= 0, as_tuple=True)
+        listed = ids[batch, slot]
+        x = torch.cat([rows[batch, slot, 1:], self.action(listed), g[batch]], dim=1)
+        scores = self.score(x).squeeze(-1)
+        logits = torch.full((obs.shape[0], self.num_actions), self.unlisted, device=obs.device, dtype=obs.dtype)
+        logits = logits.index_put((batch, listed), scores)
+        return torch.cat([logits, g], dim=1)

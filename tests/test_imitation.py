@@ -119,3 +119,15 @@ def test_unknown_teacher_is_a_config_error(tmp_path):
     path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", "episode": 3}}}))
     with pytest.raises(ConfigError, match=r"unknown key patience_gym/Golf-v0.pretrain.episode"):
         load_config(path)
+
+
+def test_stack_concatenates_and_lets_go_of_the_chunks():
+    from agents.imitation import _stack
+
+    chunks = [np.arange(6, dtype=np.float32).reshape(3, 2), np.ones((1, 2), np.float32), np.zeros((2, 2), np.float32)]
+    expected = np.concatenate(chunks)
+    got = _stack(chunks)
+    assert chunks == [] and got.dtype == np.float32
+    np.testing.assert_array_equal(got, expected)
+    single = [expected]
+    assert _stack(single) is expected and single == []

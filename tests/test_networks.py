@@ -205,3 +205,90 @@ def test_move_list_scorer_scores_each_listed_move_from_its_own_row():
         "MoveListScorer",
         {"global_size": MOVES_GLOBAL, "move_features": MOVE_FEATURES, "num_actions": 1010, "hidden": 16},
     )
+
+
+def test_move_list_scorer_batches_like_single_observations():
+    """Only the listed rows are scored: a batch gives each observation what it gets alone."""
+    from agents.networks import MoveListScorer
+    from patience_gym.games.milligan import MOVES_GLOBAL
+    from patience_gym.games.milligan_moves import MOVE_FEATURES
+
+    env = gym.make("patience_gym/Giant-v0", obs_encoding="moves")
+    torch.manual_seed(0)
+    net = MoveListScorer(env.observation_space, MOVES_GLOBAL, MOVE_FEATURES, 1010, hidden=16)
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=3)
+    batch = [obs]
+    for _ in range(5):
+        obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert not (terminated or truncated)
+        batch.append(obs)
+    x = torch.as_tensor(np.array(batch), dtype=torch.float32)
+    together = net(x)
+    alone = torch.cat([net(x[i : i + 1]) for i in range(len(batch))])
+    torch.testing.assert_close(together, alone)
+    # Gradients reach the move net through the scattered scores.
+    together[:, :1010].clamp(min=-5).sum().backward()
+    assert net.score[0].weight.grad is not None and net.score[0].weight.grad.abs().sum() > 0
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "models/puss_moves.zip",
+        "models/miss_milligan_moves.zip",
+        "models/miss_milligan_moves_bc2000.zip",
+        "models/miss_milligan_moves_critic.zip",
+        "models/miss_milligan_pocket_moves.zip",
+        "models/giant_moves.zip",
+    ],
+)
+def test_shipped_move_scorer_models_keep_their_optimizer_state_aligned(model):
+    """The nets are built in the order the shipped models were trained with, so training can go on from them."""
+    from sb3_contrib import MaskablePPO
+
+    policy = MaskablePPO.load(model, device="cpu").policy
+    params = policy.optimizer.param_groups[0]["params"]
+    assert len(params) == len(list(policy.parameters()))
+    for param in params:
+        state = policy.optimizer.state[param]
+        assert state["exp_avg"].shape == param.shape
+
+
+def test_critic_that_skips_the_logits_values_the_position_not_the_move_list(tmp_path):
+    """``critic_reads_logits=False``: the value MLP reads the value features only, and the option survives save/load."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.networks import ValueFromFeatures
+    from patience_gym.games.milligan import MOVES_GLOBAL
+    from patience_gym.games.milligan_moves import MOVE_FEATURES
+
+    env = gym.make("patience_gym/MissMilligan-v0", obs_encoding="moves")
+    extractor = {"global_size": MOVES_GLOBAL, "move_features": MOVE_FEATURES, "num_actions": 1010, "hidden": 16}
+    kwargs = resolve_policy_kwargs(
+        {
+            "features_extractor_class": "agents.networks.MoveListScorer",
+            "features_extractor_kwargs": extractor,
+            "share_features_extractor": False,
+            "critic_reads_logits": False,
+        }
+    )
+    policy_class = resolve_policy("agents.networks.LogitsPolicy")
+    model = MaskablePPO(policy_class, env, policy_kwargs=kwargs, n_steps=64, batch_size=32, seed=0)
+    assert isinstance(model.policy.mlp_extractor, ValueFromFeatures)
+    assert model.policy.mlp_extractor.value_net[0].in_features == 16
+    obs, _ = env.reset(seed=1)
+    x = torch.as_tensor(obs[None], dtype=torch.float32)
+    changed = x.clone()
+    changed[0, MOVES_GLOBAL + 5] += 0.5  # the first move's features: its logit changes, the value does not
+    with torch.no_grad():
+        assert not torch.equal(model.policy.extract_features(x)[0], model.policy.extract_features(changed)[0])
+        assert torch.equal(model.policy.predict_values(x), model.policy.predict_values(changed))
+    model.learn(64)
+    model.save(tmp_path / "model.zip")
+    loaded = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    assert loaded.policy.critic_reads_logits is False
+    with torch.no_grad():
+        torch.testing.assert_close(loaded.policy.predict_values(x), model.policy.predict_values(x))
+    with pytest.raises(ValueError, match="critic_reads_logits=False\\) takes net_arch"):
+        MaskablePPO(policy_class, env, policy_kwargs={**kwargs, "net_arch": [64]}, n_steps=64, batch_size=32)
