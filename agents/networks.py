@@ -20,7 +20,7 @@ from typing import Any
 import gymnasium as gym
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
@@ -130,20 +130,15 @@ class FirstLogits(nn.Module):
         return latent[:, : self.n]
 
 
-class ValueFromFeatures(nn.Module):
-    """The policy's latent: for the actor, all the features; for the critic, an MLP of those after the logits."""
+class ValueFromFeatures(MlpExtractor):
+    """SB3's ``MlpExtractor`` whose actor latent is all the features and whose critic reads those after the logits."""
 
-    def __init__(self, features_dim: int, num_logits: int, vf_arch: list[int], activation_fn: type[nn.Module]):
-        super().__init__()
+    def __init__(
+        self, features_dim: int, num_logits: int, vf_arch: list[int], activation_fn: type[nn.Module], device: Any
+    ) -> None:
+        super().__init__(features_dim - num_logits, {"pi": [], "vf": vf_arch}, activation_fn, device)
         self.num_logits = num_logits
-        layers: list[nn.Module] = []
-        width = features_dim - num_logits
-        for size in vf_arch:
-            layers += [nn.Linear(width, size), activation_fn()]
-            width = size
-        self.value_net = nn.Sequential(*layers)
         self.latent_dim_pi = features_dim
-        self.latent_dim_vf = width
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
@@ -181,9 +176,9 @@ class LogitsPolicy(MaskableActorCriticPolicy):
                 f"LogitsPolicy(critic_reads_logits=False) takes net_arch {{'pi': [], 'vf': [...]}}, got {arch!r}"
             )
         num_logits = int(self.action_space.n)  # type: ignore[attr-defined]
-        self.mlp_extractor = ValueFromFeatures(  # type: ignore[assignment]
-            self.features_dim, num_logits, list(arch.get("vf", [])), self.activation_fn
-        ).to(self.device)
+        self.mlp_extractor = ValueFromFeatures(
+            self.features_dim, num_logits, list(arch.get("vf", [])), self.activation_fn, self.device
+        )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         return {**super()._get_constructor_parameters(), "critic_reads_logits": self.critic_reads_logits}
