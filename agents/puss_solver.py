@@ -75,7 +75,6 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
-from agents.greedy_puss import _NO_WAIT, _lowest_bit, choose_move, waits
 from patience_gym.cards import RANK, RED
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import (
@@ -91,6 +90,7 @@ from patience_gym.games.puss import (
     PussInTheCorner,
     PussState,
 )
+from patience_gym.games.puss_greedy import NO_WAIT, choose_move, lowest_bit, waits
 
 WON_SCORE = 52
 _COMPLETE = 1 << 30  # table value of a position whose whole subtree has been searched
@@ -240,7 +240,7 @@ class _Search:
         if hand >= 0:
             fits = bits >> TO_FOUNDATION & 0b1111
             if fits and self._is_safe(state, hand) and not (state.seven and not self.sevens_after):
-                return TO_FOUNDATION + _lowest_bit(fits)
+                return TO_FOUNDATION + lowest_bit(fits)
             return -1
         plays = bits >> CORNER_TO_FOUNDATION & 0xFFFF
         if not plays:
@@ -248,7 +248,7 @@ class _Search:
         for k in range(NUM_CORNERS):
             fits = plays >> (4 * k) & 0b1111
             if fits and self._is_safe(state, state.corners[k][-1]):
-                return CORNER_TO_FOUNDATION + 4 * k + _lowest_bit(fits)
+                return CORNER_TO_FOUNDATION + 4 * k + lowest_bit(fits)
         return -1
 
     @staticmethod
@@ -319,7 +319,7 @@ def ordered_moves(game: PussInTheCorner, state: PussState, bits: int) -> list[in
     if state.hand >= 0:
         fits = bits >> TO_FOUNDATION & 0b1111
         if fits:
-            moves.append(TO_FOUNDATION + _lowest_bit(fits))
+            moves.append(TO_FOUNDATION + lowest_bit(fits))
         if bits >> TO_CORNER & 0b1111:
             moves.extend(TO_CORNER + k for k in _corner_order(corners, w, w[state.hand]))
     else:
@@ -328,8 +328,8 @@ def ordered_moves(game: PussInTheCorner, state: PussState, bits: int) -> list[in
         for k in range(NUM_CORNERS):
             fits = plays >> (4 * k) & 0b1111
             if fits:
-                under = w[corners[k][-2]] if len(corners[k]) > 1 else _NO_WAIT
-                ranked.append((under, CORNER_TO_FOUNDATION + 4 * k + _lowest_bit(fits)))
+                under = w[corners[k][-2]] if len(corners[k]) > 1 else NO_WAIT
+                ranked.append((under, CORNER_TO_FOUNDATION + 4 * k + lowest_bit(fits)))
         moves.extend(a for _, a in sorted(ranked))
         if bits >> DEAL & 1:
             moves.append(DEAL)

@@ -19,6 +19,7 @@ OPTION_SETS = [
     {"sevens_after_placing": False},
     {"obs_encoding": "planes"},
     {"obs_encoding": "moves"},
+    {"obs_encoding": "moves_replay"},
 ]
 
 

@@ -1,4 +1,4 @@
-"""Puss in the Corner ``moves`` encoding: per-action features on hand-built positions, and no leak."""
+"""Puss in the Corner `moves` and `moves_replay` encodings: per-action features, hand-built positions, no leak."""
 
 from __future__ import annotations
 
@@ -6,14 +6,17 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from agents.greedy_puss import PussGreedy
 from patience_gym.cards import parse_card
 from patience_gym.games.puss import (
     DEAL,
     MERGE,
     MERGES,
     MOVES_GLOBAL,
+    MOVES_REPLAY_SIZE,
     MOVES_SIZE,
     PLANES_SIZE,
+    REPLAY_FEATURES,
     TAKE,
     TO_CORNER,
     PussInTheCorner,
@@ -114,8 +117,9 @@ def test_take_features_read_each_packet_in_dealing_order():
     assert rows[TAKE + 1, 14] == 0
 
 
-def test_moves_encoding_hides_the_first_pass_pack_and_shows_the_remembered_second_pass():
-    env = gym.make(ENV_ID, obs_encoding="moves")
+@pytest.mark.parametrize("encoding", ["moves", "moves_replay"])
+def test_moves_encoding_hides_the_first_pass_pack_and_shows_the_remembered_second_pass(encoding):
+    env = gym.make(ENV_ID, obs_encoding=encoding)
     other = BOOK_DEAL[:1] + BOOK_DEAL[1:][::-1]
     seen = []
     for deal in (BOOK_DEAL, other):
@@ -150,3 +154,50 @@ def test_move_features_are_given_exactly_for_the_legal_actions():
             assert env.observation_space.contains(obs)
             obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
             done = terminated or truncated
+
+
+def test_moves_replay_adds_the_take_up_replay_to_the_moves_features():
+    """The first 29 features are the ``moves`` ones; the two new ones are set on legal take-ups only."""
+    game = PussInTheCorner()
+    rng = np.random.default_rng(2)
+    take_ups = 0
+    for seed in range(6):
+        state = game.init(np.random.default_rng(seed))
+        while not game.is_over(state):
+            replay = game.observe(state, "moves_replay")
+            assert replay.shape == (MOVES_REPLAY_SIZE,) and replay.dtype == np.float32
+            plain = game.observe(state, "moves")
+            np.testing.assert_array_equal(replay[:MOVES_GLOBAL], plain[:MOVES_GLOBAL])
+            rows = replay[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
+            np.testing.assert_array_equal(rows[:, :MOVE_FEATURES], plain[MOVES_GLOBAL:].reshape(-1, MOVE_FEATURES))
+            mask = game.legal_mask(state)
+            takes = mask[TAKE : TAKE + 4]
+            assert not rows[:TAKE, MOVE_FEATURES:].any()
+            assert (rows[TAKE : TAKE + 4, MOVE_FEATURES] > 0).tolist() == takes.tolist()
+            if takes.any():
+                take_ups += 1
+                assert rows[TAKE : TAKE + 4, MOVE_FEATURES + 1].max() == 0  # the best packet's shortfall
+            legal = np.flatnonzero(mask)
+            game.apply(state, int(rng.choice(legal)))
+    assert take_ups >= 6
+
+
+def test_replay_value_of_greedys_take_up_is_the_score_greedy_then_reaches():
+    """Once the packets are in view the rest of the game is known: the greedy, which picks the
+    packet with the best replay and plays the second pass by the same rules, ends exactly there."""
+    env = gym.make(ENV_ID, obs_encoding="moves_replay")
+    greedy = PussGreedy()
+    for seed in range(12):
+        obs, info = env.reset(seed=seed)
+        predicted = None
+        done = False
+        while not done:
+            action = greedy.act(env.unwrapped, obs, info["action_mask"])
+            if predicted is None and action >= TAKE:
+                rows = obs[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
+                assert rows[action, MOVE_FEATURES + 1] == 0  # greedy takes a packet with the best replay
+                predicted = rows[action, MOVE_FEATURES] * 52
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        assert predicted is not None
+        assert info["score"] == pytest.approx(predicted, abs=1e-4)

@@ -85,6 +85,15 @@ class PussInTheCornerEnv(PatienceEnv):
     an illegal action), as :mod:`patience_gym.games.puss_moves` documents.
     For ``agents.networks.MoveScorer`` (``global_size=686,
     move_features=29``).
+    ``obs_encoding="moves_replay"``: ``Box(-1, 1, (2329,), float32)``: the
+    ``moves`` encoding with 31 features per action. The two new ones are set
+    on the take-up actions only: the greedy's mental replay of the second
+    pass (:func:`patience_gym.games.puss_greedy.redeal_values`, the
+    computation the greedy baseline chooses its take-up order by) for the
+    best order that starts with that packet, as cards on the foundations /
+    52, and its shortfall from the best packet / 8. Once the packets are
+    taken up nothing is face down, so the replay reads only what a player
+    sees. For ``MoveScorer`` with ``global_size=686, move_features=31``.
 
     ## Rewards
     +1 per card onto a foundation; a game returns ``score - 4``. An illegal
@@ -110,13 +119,15 @@ class PussInTheCornerEnv(PatienceEnv):
     ``sevens_after_placing=False``: a 7's merge privilege is used before the
     7 is placed (RULES.md); True keeps it open after the 7 is placed, until
     the next deal (the book's worked example merges after placing the 7 of
-    hearts and building on it). ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``),
+    hearts and building on it). ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``,
+    ``"moves_replay"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
     ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release. (The ``moves`` encoding was added later as a new
-      option; the rules and the other encodings are unchanged.)
+    * v0: initial release. (The ``moves`` and ``moves_replay`` encodings were
+      added later as new options; the rules and the other encodings are
+      unchanged.)
     """
 
     game_name = "puss_in_the_corner"

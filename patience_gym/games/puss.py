@@ -117,6 +117,12 @@ PLANES_SIZE = 52 * PLANE_WIDTH + 6
 # needed ranks / 14; then MOVE_FEATURES per action (patience_gym.games.puss_moves).
 MOVES_GLOBAL = PLANES_SIZE + 52 + 4
 MOVES_SIZE = MOVES_GLOBAL + NUM_ACTIONS * MOVE_FEATURES
+# "moves_replay": the "moves" layout with two more features per action, set on the take-up
+# actions only: the greedy's mental replay of the second pass (patience_gym.games.puss_greedy)
+# for the best take-up order that starts with this packet, as cards on the foundations / 52,
+# and that minus the best over all the packets that may be taken up next, / 8 (capped at -1).
+REPLAY_FEATURES = MOVE_FEATURES + 2
+MOVES_REPLAY_SIZE = MOVES_GLOBAL + NUM_ACTIONS * REPLAY_FEATURES
 
 _SLOT_FEATURE = np.array(
     [_P_FOUND + s // FOUNDATION_SLOTS for s in range(OBS_CORNERS)]
@@ -307,7 +313,7 @@ class PussInTheCorner(Game[PussState]):
 
     name = "puss_in_the_corner"
     Options = PussOptions
-    obs_encodings = ("ids", "planes", "moves")
+    obs_encodings = ("ids", "planes", "moves", "moves_replay")
     #: Safety net only: a game has at most 96 deals, 96 placements, 48 plays
     #: from the packets, 8 merges and 3 take-ups.
     max_episode_steps = 1_000
@@ -586,18 +592,26 @@ class PussInTheCorner(Game[PussState]):
             return ObsSpec((OBS_SIZE,), 0, 52, np.int8)
         if encoding == "moves":
             return ObsSpec((MOVES_SIZE,), -1.0, 1.0, np.float32)
+        if encoding == "moves_replay":
+            return ObsSpec((MOVES_REPLAY_SIZE,), -1.0, 1.0, np.float32)
         return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
     def observe(self, state: PussState, encoding: str) -> np.ndarray:
         if encoding == "ids":
             return state.obs.copy()
         if encoding == "moves":
-            return self._observe_moves(state)
+            return self._observe_moves(state, replay=False)
+        if encoding == "moves_replay":
+            return self._observe_moves(state, replay=True)
         return self._observe_planes(state)
 
-    def _observe_moves(self, state: PussState) -> np.ndarray:
-        """The planes, the remembered second-pass pack, the foundations' needs, per-action features."""
-        out = np.empty(MOVES_SIZE, dtype=np.float32)
+    def _observe_moves(self, state: PussState, replay: bool) -> np.ndarray:
+        """The planes, the remembered second-pass pack, the foundations' needs, per-action features.
+
+        With ``replay``, each action has two more features: on the take-up actions, the
+        greedy's mental replay of the second pass (see ``MOVES_REPLAY_SIZE``).
+        """
+        out = np.empty(MOVES_REPLAY_SIZE if replay else MOVES_SIZE, dtype=np.float32)
         out[:PLANES_SIZE] = self._observe_planes(state)
         order = out[PLANES_SIZE : PLANES_SIZE + 52]
         order[:] = 0.0
@@ -607,8 +621,25 @@ class PussInTheCorner(Game[PussState]):
         elif state.redeal:
             order[state.redeal] = (PACK_SIZE - np.arange(len(state.redeal), dtype=np.float32)) / PACK_SIZE
         out[PLANES_SIZE + 52 : MOVES_GLOBAL] = np.asarray(state.need, dtype=np.float32) / 14
-        features = move_features(state.corners, state.hand, state.need, state.pack_left, self._bits(state), MERGES)
+        bits = self._bits(state)
+        features = move_features(state.corners, state.hand, state.need, state.pack_left, bits, MERGES)
+        if replay:
+            features = np.hstack([features, self._replay_features(state, bits)])
         out[MOVES_GLOBAL:] = features.ravel()
+        return out
+
+    def _replay_features(self, state: PussState, bits: int) -> np.ndarray:
+        """``(NUM_ACTIONS, 2)``: the take-up actions' replay value and its shortfall from the best."""
+        from patience_gym.games.puss_greedy import redeal_values  # it imports this module
+
+        out = np.zeros((NUM_ACTIONS, 2), dtype=np.float32)
+        takes = [k for k in range(NUM_CORNERS) if bits >> (TAKE + k) & 1]
+        if takes:
+            values = redeal_values(self, state, takes)
+            top = max(values.values())
+            for k, value in values.items():
+                out[TAKE + k, 0] = value / 52
+                out[TAKE + k, 1] = max(-1.0, (value - top) / 8)
         return out
 
     @staticmethod
