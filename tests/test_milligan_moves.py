@@ -149,6 +149,7 @@ def test_evaluation_is_the_greedy_baselines():
         ("patience_gym/MissMilligan-v0", "models/miss_milligan_moves_critic.zip"),
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves.zip"),
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic.zip"),
+        ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic_1m.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic.zip"),
     ],
