@@ -201,3 +201,15 @@ def test_replay_value_of_greedys_take_up_is_the_score_greedy_then_reaches():
             done = terminated or truncated
         assert predicted is not None
         assert info["score"] == pytest.approx(predicted, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("model", "encoding"),
+    [("models/puss_moves.zip", "moves"), ("models/puss_moves_replay_1m_checkpoint.zip", "moves_replay")],
+)
+def test_shipped_models_play_their_encoding(model, encoding):
+    from agents.evaluate import play_episodes
+    from agents.ppo import PPOAgent
+
+    summary = play_episodes(ENV_ID, PPOAgent(model), [0, 1], {"obs_encoding": encoding})
+    assert summary.episodes == 2 and summary.mean_moves > 100 and all(s > 30 for s in summary.scores)
