@@ -152,6 +152,7 @@ def test_evaluation_is_the_greedy_baselines():
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic_1m.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic.zip"),
+        ("patience_gym/Giant-v0", "models/giant_moves_critic_lr3e4.zip"),
     ],
 )
 def test_shipped_models_play_their_env_on_the_moves_encoding(env_id, model):
