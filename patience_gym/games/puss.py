@@ -623,24 +623,26 @@ class PussInTheCorner(Game[PussState]):
         out[PLANES_SIZE + 52 : MOVES_GLOBAL] = np.asarray(state.need, dtype=np.float32) / 14
         bits = self._bits(state)
         features = move_features(state.corners, state.hand, state.need, state.pack_left, bits, MERGES)
-        if replay:
-            features = np.hstack([features, self._replay_features(state, bits)])
-        out[MOVES_GLOBAL:] = features.ravel()
-        return out
-
-    def _replay_features(self, state: PussState, bits: int) -> np.ndarray:
-        """``(NUM_ACTIONS, 2)``: the take-up actions' replay value and its shortfall from the best."""
-        from patience_gym.games.puss_greedy import redeal_values  # it imports this module
-
-        out = np.zeros((NUM_ACTIONS, 2), dtype=np.float32)
+        if not replay:
+            out[MOVES_GLOBAL:] = features.ravel()
+            return out
+        rows = out[MOVES_GLOBAL:].reshape(NUM_ACTIONS, REPLAY_FEATURES)
+        rows[:, :MOVE_FEATURES] = features
+        rows[:, MOVE_FEATURES:] = 0.0
         takes = [k for k in range(NUM_CORNERS) if bits >> (TAKE + k) & 1]
         if takes:
-            values = redeal_values(self, state, takes)
-            top = max(values.values())
-            for k, value in values.items():
-                out[TAKE + k, 0] = value / 52
-                out[TAKE + k, 1] = max(-1.0, (value - top) / 8)
+            self._write_replay(rows, state, takes)
         return out
+
+    def _write_replay(self, rows: np.ndarray, state: PussState, takes: list[int]) -> None:
+        """Set the take-up actions' replay value and its shortfall from the best (``MOVES_REPLAY_SIZE``)."""
+        from patience_gym.games.puss_greedy import redeal_values  # it imports this module
+
+        values = redeal_values(self, state, takes)
+        top = max(values.values())
+        for k, value in values.items():
+            rows[TAKE + k, MOVE_FEATURES] = value / 52
+            rows[TAKE + k, MOVE_FEATURES + 1] = max(-1.0, (value - top) / 8)
 
     @staticmethod
     def _observe_planes(state: PussState) -> np.ndarray:
