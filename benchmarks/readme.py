@@ -25,7 +25,8 @@ SECTIONS = {
     "golf-solver": "golf_solver.md",  # benchmarks/golf_solver.py
     "puss-solver": "puss_solver.md",  # benchmarks/puss_solver.py
     "results": "ppo.md",  # benchmarks/results.py, from the run reports in benchmarks/runs/
-    "golf-fresh-deals": "golf_fresh_deals.md",  # benchmarks/golf_fresh_deals.py
+    "golf-fresh-deals": "golf_fresh_deals.md",  # benchmarks/fresh_deals.py --game golf
+    "giant-fresh-deals": "giant_fresh_deals.md",  # benchmarks/fresh_deals.py --game giant
     "puss-redeal": "puss_redeal.md",  # benchmarks/puss_redeal.py
     "imitation": "imitation.md",  # benchmarks/imitation.py
     "train-speed": "train_speed.md",  # benchmarks/train_speed.py

@@ -135,17 +135,27 @@ def test_train_speed_merge_replaces_remeasured_configs_and_keeps_the_rest(tmp_pa
     assert merge(tmp_path / "none.json", new) == new
 
 
-def test_golf_fresh_deals_table_and_verdict(tmp_path):
+def test_fresh_deals_table_and_verdict(tmp_path):
     import json
 
-    from benchmarks.golf_fresh_deals import main
+    from benchmarks.fresh_deals import main
 
-    main(["--episodes", "2", "--seed", "100000", "--models", "models/golf_moves.zip", "--out", str(tmp_path)])
+    main(["--game", "golf", "--episodes", "2", "--models", "models/golf_moves.zip", "--out", str(tmp_path)])
     data = json.loads((tmp_path / "golf_fresh_deals.json").read_text())
     (run,) = data["runs"]
     assert [r["agent"] for r in run["results"]] == ["greedy", "ppo"] and len(run["scores"]["ppo"]) == 2
+    assert run["lower_score_is_better"] and data["seed"] == 100_000
     table = (tmp_path / "golf_fresh_deals.md").read_text()
     assert "| `models/golf_moves.zip` |" in table and "| models/golf_moves.zip |" in table
+    assert "lower score is better" in table
+
+
+def test_fresh_deals_shipped_models_exist():
+    from benchmarks.fresh_deals import GAMES, ROOT
+
+    for game in GAMES.values():
+        for model in game.models:
+            assert (ROOT / model).is_file(), model
 
 
 def test_imitation_student_can_take_its_network_from_a_config():

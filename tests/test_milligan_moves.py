@@ -153,6 +153,7 @@ def test_evaluation_is_the_greedy_baselines():
         ("patience_gym/Giant-v0", "models/giant_moves.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic_lr3e4.zip"),
+        ("patience_gym/Giant-v0", "models/giant_moves_critic_lr3e4_1m.zip"),
     ],
 )
 def test_shipped_models_play_their_env_on_the_moves_encoding(env_id, model):

@@ -246,6 +246,7 @@ def test_move_list_scorer_batches_like_single_observations():
         "models/giant_moves.zip",
         "models/giant_moves_critic.zip",
         "models/giant_moves_critic_lr3e4.zip",
+        "models/giant_moves_critic_lr3e4_1m.zip",
     ],
 )
 def test_shipped_move_scorer_models_keep_their_optimizer_state_aligned(model):
