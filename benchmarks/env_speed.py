@@ -7,7 +7,11 @@ open_spiel``), is timed in the same run doing the same per-step work: legal
 action mask + observation tensor + apply; only its player moves count as
 steps (its chance moves, which turn cards, are applied but not counted).
 
-Usage: ``python -m benchmarks.env_speed [--seconds 5] [--env ID ...] [--json out.json]``
+Besides each env's default observation, the encodings that the PPO configs
+train on (``ENCODINGS``: ``runs``, ``moves``, ``moves_replay``) are timed
+the same way; their observation is where most of their per-step work is.
+
+Usage: ``python -m benchmarks.env_speed [--seconds 5] [--env ID ...] [--no-encodings] [--json out.json]``
 
 Writes ``benchmarks/results/env_speed.json`` and ``.md`` (``python -m benchmarks.readme`` copies the
 table into the README).
@@ -38,14 +42,25 @@ TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
 }
 
 
+#: (env id, obs_encoding) pairs the PPO configs train on, timed beside the default encodings.
+ENCODINGS = [
+    ("patience_gym/Golf-v0", "runs"),
+    ("patience_gym/MissMilligan-v0", "moves"),
+    ("patience_gym/Giant-v0", "moves"),
+    ("patience_gym/MissMilliganPocket-v0", "moves"),
+    ("patience_gym/PussInTheCorner-v0", "moves"),
+    ("patience_gym/PussInTheCorner-v0", "moves_replay"),
+]
+
+
 def _pick(mask: np.ndarray, u: float) -> int:
     legal = np.flatnonzero(mask)
     return int(legal[int(u * len(legal))])
 
 
-def time_env(env_id: str, seconds: float, seed: int = 0) -> dict[str, Any]:
-    """Masked-random steps per second of ``env_id`` through ``gym.make``."""
-    env = gym.make(env_id)
+def time_env(env_id: str, seconds: float, seed: int = 0, obs_encoding: str | None = None) -> dict[str, Any]:
+    """Masked-random steps per second of ``env_id`` through ``gym.make`` (its default encoding unless given)."""
+    env = gym.make(env_id) if obs_encoding is None else gym.make(env_id, obs_encoding=obs_encoding)
     rng = np.random.default_rng(seed)
     uniforms = rng.random(1 << 16)
     _, info = env.reset(seed=seed)
@@ -62,7 +77,10 @@ def time_env(env_id: str, seconds: float, seed: int = 0) -> dict[str, Any]:
         if time.perf_counter() >= deadline:
             break
     elapsed = time.perf_counter() - start
-    return {"env": env_id, "steps": steps, "episodes": episodes, "seconds": elapsed, "steps_per_s": steps / elapsed}
+    row = {"env": env_id, "steps": steps, "episodes": episodes, "seconds": elapsed, "steps_per_s": steps / elapsed}
+    if obs_encoding is not None:
+        row["obs_encoding"] = obs_encoding
+    return row
 
 
 def time_openspiel(seconds: float, seed: int = 0) -> dict[str, Any] | None:
@@ -115,7 +133,10 @@ def to_markdown(rows: list[dict[str, Any]], reference: dict[str, Any] | None, ma
         target = TARGETS.get(row["env"])
         met = "" if target is None or reference is None else (" (met)" if ratio >= target else " (missed)")
         shown = f"{target:.0f}x{met}" if target else "-"
-        lines.append(f"| {row['env'].split('/')[-1]} | {row['steps_per_s']:,.0f} | {ratio:.2f}x | {shown} |")
+        name = row["env"].split("/")[-1]
+        if "obs_encoding" in row:  # the targets are set for the default encodings only
+            name, shown = f"{name} (`{row['obs_encoding']}`)", "-"
+        lines.append(f"| {name} | {row['steps_per_s']:,.0f} | {ratio:.2f}x | {shown} |")
     if reference:
         lines.append(f"| OpenSpiel `solitaire` (Klondike) | {reference['steps_per_s']:,.0f} | 1.00x | |")
     else:
@@ -127,9 +148,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0, help="timing per env")
     parser.add_argument("--env", nargs="*", default=sorted(patience_gym.ENVS), help="env ids (default: all)")
+    parser.add_argument("--no-encodings", action="store_true", help="skip the training encodings (ENCODINGS)")
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args()
     rows = [time_env(env_id, args.seconds) for env_id in args.env]
+    if not args.no_encodings:
+        rows += [time_env(e, args.seconds, obs_encoding=enc) for e, enc in ENCODINGS if e in args.env]
     reference = time_openspiel(args.seconds)
     machine = machine_description()
     for row in rows:

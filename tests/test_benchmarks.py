@@ -11,6 +11,9 @@ from benchmarks.env_speed import time_env
 def test_env_speed_times_an_env():
     row = time_env("patience_gym/Golf-v0", seconds=0.05)
     assert row["steps"] >= 256 and row["steps_per_s"] > 0 and row["episodes"] > 0
+    assert "obs_encoding" not in row
+    row = time_env("patience_gym/Golf-v0", seconds=0.05, obs_encoding="runs")
+    assert row["obs_encoding"] == "runs" and row["steps_per_s"] > 0
 
 
 def test_baselines_markdown_lists_every_row():
@@ -42,8 +45,10 @@ def test_speed_table_marks_targets_against_the_reference():
     rows = [
         {"env": "patience_gym/Golf-v0", "steps_per_s": 5000.0, "ratio_to_openspiel": 5.0},
         {"env": "patience_gym/Giant-v0", "steps_per_s": 1000.0, "ratio_to_openspiel": 1.0},
+        {"env": "patience_gym/Giant-v0", "obs_encoding": "moves", "steps_per_s": 500.0, "ratio_to_openspiel": 0.5},
     ]
     text = to_markdown(rows, {"steps_per_s": 1000.0}, "test")
+    assert "| Giant-v0 (`moves`) | 500 | 0.50x | - |" in text
     assert "| Golf-v0 | 5,000 | 5.00x | 4x (met) |" in text
     assert "| Giant-v0 | 1,000 | 1.00x | 2x (missed) |" in text
     assert "no reference" in to_markdown(rows, None, "test")

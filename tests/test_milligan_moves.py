@@ -17,6 +17,7 @@ from patience_gym.games.milligan_moves import (
     ROW,
     card_wait,
     evaluation,
+    fits_now,
     move_rows,
     position_terms,
 )
@@ -42,6 +43,23 @@ def test_card_wait_counts_the_ranks_its_lower_foundation_pile_must_climb():
     assert card_wait(parse_card("5C"), found) == 1
     assert card_wait(parse_card("AD"), found) == 0
     assert card_wait(parse_card("KS"), found) == 12
+
+
+def test_card_wait_and_fits_now_agree_with_their_definition_on_every_card_and_pile_pair():
+    """The branchy hot-path forms equal "the least climb over the piles not already past the card"."""
+    from itertools import product
+
+    from patience_gym.cards import RANK, SUIT
+
+    for card, a, b in product(range(52), range(14), range(14)):
+        found = [0] * 8
+        found[2 * SUIT[card]], found[2 * SUIT[card] + 1] = a, b
+        r = RANK[card] - 1
+        climbs = [r - h for h in (a, b) if h <= r]
+        if not climbs:
+            continue  # both piles past the card: both copies are on the foundations
+        assert card_wait(card, found) == min(climbs)
+        assert fits_now(card, found) == (min(climbs) == 0)
 
 
 # Every foundation at Queen: only the eight Kings are left, all of them needed.

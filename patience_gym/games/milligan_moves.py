@@ -132,7 +132,19 @@ def card_wait(card: int, found: list[int]) -> int:
     """How many ranks ``card``'s foundation must still climb before it fits (0: it fits now)."""
     r = RANK[card] - 1  # the height a pile needs for the card to go on it
     s = 2 * SUIT[card]
-    return min(r - h for h in (found[s], found[s + 1]) if h <= r)
+    a, b = found[s], found[s + 1]  # at least one is <= r while the card is in play
+    if a > r:
+        return r - b
+    if b > r:
+        return r - a
+    return r - (a if a > b else b)
+
+
+def fits_now(card: int, found: list[int]) -> bool:
+    """Whether ``card`` fits on a foundation now (``card_wait(card, found) == 0``)."""
+    r = RANK[card] - 1
+    s = 2 * SUIT[card]
+    return found[s] == r or found[s + 1] == r
 
 
 def _playable(state: MilliganState) -> int:
@@ -140,9 +152,9 @@ def _playable(state: MilliganState) -> int:
     found = state.found
     n = 0
     for col in state.columns:
-        if col and card_wait(col[-1], found) == 0:
+        if col and fits_now(col[-1], found):
             n += 1
-    if state.reserve and card_wait(state.reserve[-1], found) == 0:
+    if state.reserve and fits_now(state.reserve[-1], found):
         n += 1
     return n
 
@@ -151,7 +163,7 @@ def _dig(column: list[int], found: list[int]) -> float:
     """Cards lying on the nearest card of ``column`` that fits on a foundation (/10, capped at 1)."""
     n = len(column)
     for depth in range(min(n, 10)):
-        if card_wait(column[n - 1 - depth], found) == 0:
+        if fits_now(column[n - 1 - depth], found):
             return depth / 10
     return 1.0
 
