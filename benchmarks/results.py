@@ -60,6 +60,9 @@ def to_markdown(runs: list[dict]) -> str:
         + ")."
     )
     lines += ["", *verdicts(runs)]
+    lines += ["", "Each env's best run by that bar (margin: PPO's interval edge past greedy's, the better way):"]
+    lines += [""]
+    lines += best_by_env(runs)
     return "\n".join(lines) + "\n"
 
 
@@ -79,6 +82,41 @@ def _training(run: dict) -> str:
     return text
 
 
+def margin(run: dict) -> float | None:
+    """How far PPO's 95% interval clears greedy's in the better direction (> 0: PPO beats greedy).
+
+    None when the run has no PPO or no greedy result.
+    """
+    by_agent = {r["agent"]: r for r in run["results"]}
+    if "ppo" not in by_agent or "greedy" not in by_agent:
+        return None
+    ppo, greedy = by_agent["ppo"], by_agent["greedy"]
+    if run["lower_score_is_better"]:
+        return float((greedy["mean_score"] - greedy["score_ci95"]) - (ppo["mean_score"] + ppo["score_ci95"]))
+    return float((ppo["mean_score"] - ppo["score_ci95"]) - (greedy["mean_score"] + greedy["score_ci95"]))
+
+
+def best_by_env(runs: list[dict]) -> list[str]:
+    """For each env, its run whose PPO interval is furthest from greedy's on the better side."""
+    lines = [
+        "| env | best run | PPO | greedy | margin | PPO beats greedy outside both 95% CIs? |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    best: dict[str, tuple[float, dict]] = {}
+    for run in runs:
+        m = margin(run)
+        if m is not None and (run["env"] not in best or m > best[run["env"]][0]):
+            best[run["env"]] = (m, run)
+    for env, (m, run) in sorted(best.items()):
+        by_agent = {r["agent"]: r for r in run["results"]}
+        ppo, greedy = by_agent["ppo"], by_agent["greedy"]
+        lines.append(
+            f"| {str(env).split('/')[-1]} | {run['name']} | {ppo['mean_score']:.2f} ± {ppo['score_ci95']:.2f} | "
+            f"{greedy['mean_score']:.2f} ± {greedy['score_ci95']:.2f} | {m:+.2f} | {'yes' if m > 0 else 'no'} |"
+        )
+    return lines
+
+
 def verdicts(runs: list[dict]) -> list[str]:
     """PPO against greedy on each run's deals: paired difference and whether the 95% intervals separate."""
     lines = [
@@ -86,16 +124,12 @@ def verdicts(runs: list[dict]) -> list[str]:
         "|---|---:|---|---|",
     ]
     for run in runs:
-        by_agent = {r["agent"]: r for r in run["results"]}
-        if "ppo" not in by_agent or "greedy" not in by_agent:
+        m = margin(run)
+        if m is None:
             continue
+        beats = m > 0
         diff = np.asarray(run["scores"]["ppo"], float) - np.asarray(run["scores"]["greedy"], float)
         mean, ci = mean_ci95(diff.tolist())
-        ppo, greedy = by_agent["ppo"], by_agent["greedy"]
-        if run["lower_score_is_better"]:
-            beats = ppo["mean_score"] + ppo["score_ci95"] < greedy["mean_score"] - greedy["score_ci95"]
-        else:
-            beats = ppo["mean_score"] - ppo["score_ci95"] > greedy["mean_score"] + greedy["score_ci95"]
         direction = "lower" if run["lower_score_is_better"] else "higher"
         lines.append(f"| {run['name']} | {mean:+.2f} ± {ci:.2f} | {direction} | {'yes' if beats else 'no'} |")
     return lines

@@ -109,6 +109,23 @@ def test_ppo_verdict_needs_separated_intervals_in_the_better_direction():
     assert rows[5] == "| cards-better | +3.00 ± 0.00 | higher | yes |"
 
 
+def test_best_by_env_picks_the_run_whose_interval_clears_greedy_furthest():
+    from benchmarks.results import best_by_env, margin
+
+    greedy = [10.0, 12.0, 8.0, 11.0, 9.0] * 20
+    runs = [
+        {**_run("golf-a", True, [g - 1 for g in greedy], greedy), "env": "patience_gym/Golf-v0"},
+        {**_run("golf-b", True, [g - 3 for g in greedy], greedy), "env": "patience_gym/Golf-v0"},
+        {**_run("cards", False, [g - 2 for g in greedy], greedy), "env": "patience_gym/Giant-v0"},
+    ]
+    ci = runs[0]["results"][0]["score_ci95"]
+    assert margin(runs[1]) == pytest.approx(3 - 2 * ci)  # the same spread, shifted by 3
+    rows = best_by_env(runs)
+    assert rows[2].startswith("| Giant-v0 | cards |") and rows[2].endswith("| no |")
+    assert rows[3].startswith("| Golf-v0 | golf-b |") and rows[3].endswith("| yes |")
+    assert len(rows) == 4
+
+
 def test_greedy_redeal_wrapper_restores_the_greedy_and_the_script_writes_its_table(tmp_path):
     from agents.evaluate import play_episodes
     from agents.greedy_puss import PussGreedy
