@@ -26,7 +26,8 @@ Each move, in order:
 3. Otherwise search up to three moves ahead (two first), through waiving
    (Miss Milligan), worrying back (Giant) or the pocket as well as ordinary
    moves, for a line that ends strictly better than now (at most
-   ``SEARCH_NODES`` positions per depth), and play its first move. Every
+   ``SEARCH_NODES`` positions per depth; :func:`patience_gym.games.milligan_moves.lookahead`,
+   shared with the ``moves_search`` encoding), and play its first move. Every
    deal buries cards, so a good player looks for such lines before dealing.
 4. Otherwise deal, while the stock lasts.
 5. Otherwise the game is lost for this player: it plays the best-scoring
@@ -42,12 +43,10 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState
-from patience_gym.games.milligan_moves import evaluation
+from patience_gym.games.milligan_moves import SEARCH_DEPTH, SEARCH_NODES, evaluation, lookahead
 from patience_gym.games.milligan_tables import CF, DEAL, RF
 
-#: Positions the step-4 search may visit per move.
-SEARCH_NODES = 3_000
-SEARCH_DEPTH = 3
+__all__ = ["SEARCH_DEPTH", "SEARCH_NODES", "MilliganGreedy", "evaluate"]
 
 #: Score of the visible position (higher is better); see the module docstring.
 evaluate = evaluation
@@ -102,26 +101,5 @@ class MilliganGreedy(Agent):
 
     def _search(self, game: MilliganGame, root: MilliganState, now: int) -> int | None:
         """First move of the best line (up to SEARCH_DEPTH moves) ending strictly above ``now``."""
-        budget = [SEARCH_NODES]
-        best: list = [now, None]  # value, first move
-
-        def dfs(state: MilliganState, depth: int, first: int) -> None:
-            for a in game.legal_actions(state):
-                if a == DEAL or budget[0] <= 0:
-                    continue
-                budget[0] -= 1
-                child = state.copy()
-                game.apply(child, a)
-                move = a if first < 0 else first
-                v = evaluate(child)
-                if v > best[0]:
-                    best[0], best[1] = v, move
-                if depth > 1 and not game.is_over(child):
-                    dfs(child, depth - 1, move)
-
-        for depth in range(2, SEARCH_DEPTH + 1):  # shallow lines first, then deeper ones
-            budget[0] = SEARCH_NODES
-            dfs(root, depth, -1)
-            if best[1] is not None:
-                return int(best[1])
-        return None
+        found = lookahead(game, root, now)
+        return None if found is None else found[0]

@@ -11,11 +11,13 @@ Games (``--game``):
 * ``golf``: the six Golf-v0 move-scoring models (``golf_moves``, ``_decay``,
   ``_decay2``, ``_sep``, ``_sep16``, ``_sep16_wide``) on the ``runs`` encoding;
 * ``giant``: the three Giant-v0 move-list models with a working critic
-  (``giant_moves_critic``, ``_lr3e4``, ``_lr3e4_1m``) on the ``moves`` encoding.
+  (``giant_moves_critic``, ``_lr3e4``, ``_lr3e4_1m``) on the ``moves`` encoding;
+* ``pocket``: the MissMilliganPocket-v0 model on the ``moves_search`` encoding
+  (``miss_milligan_pocket_moves_search``).
 
 Writes ``benchmarks/results/<game>_fresh_deals.json`` and ``.md``.
 
-Usage: ``python -m benchmarks.fresh_deals --game golf|giant [--episodes 1000] [--seed 100000] [--models ...]``
+Usage: ``python -m benchmarks.fresh_deals --game golf|giant|pocket [--episodes 1000] [--seed 100000] [--models ...]``
 """
 
 from __future__ import annotations
@@ -65,6 +67,12 @@ GAMES = {
             "models/giant_moves_critic_lr3e4.zip",
             "models/giant_moves_critic_lr3e4_1m.zip",
         ),
+    ),
+    "pocket": Game(
+        "patience_gym/MissMilliganPocket-v0",
+        "moves_search",
+        False,
+        ("models/miss_milligan_pocket_moves_search.zip",),
     ),
 }
 

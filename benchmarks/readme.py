@@ -27,6 +27,7 @@ SECTIONS = {
     "results": "ppo.md",  # benchmarks/results.py, from the run reports in benchmarks/runs/
     "golf-fresh-deals": "golf_fresh_deals.md",  # benchmarks/fresh_deals.py --game golf
     "giant-fresh-deals": "giant_fresh_deals.md",  # benchmarks/fresh_deals.py --game giant
+    "pocket-fresh-deals": "pocket_fresh_deals.md",  # benchmarks/fresh_deals.py --game pocket
     "puss-redeal": "puss_redeal.md",  # benchmarks/puss_redeal.py
     "imitation": "imitation.md",  # benchmarks/imitation.py
     "train-speed": "train_speed.md",  # benchmarks/train_speed.py

@@ -1,4 +1,5 @@
-"""Miss Milligan family ``moves`` encoding: position terms, per-move features, the move list, no leak."""
+"""Miss Milligan family ``moves`` and ``moves_search`` encodings: position terms, per-move features, the move list,
+the lookahead, no leak."""
 
 from __future__ import annotations
 
@@ -9,19 +10,29 @@ import torch
 
 from agents.networks import MoveListScorer
 from patience_gym.cards import CODE, parse_card
-from patience_gym.games.milligan import MOVES_GLOBAL, MOVES_SIZE, PLANES_SIZE, Giant, MissMilligan
+from patience_gym.games.milligan import (
+    MOVES_GLOBAL,
+    MOVES_SEARCH_SIZE,
+    MOVES_SIZE,
+    PLANES_SIZE,
+    Giant,
+    MissMilligan,
+    MissMilliganPocket,
+)
 from patience_gym.games.milligan_moves import (
     EXTRA,
     MOVE_FEATURES,
     MOVE_SLOTS,
     ROW,
+    SEARCH_ROW,
     card_wait,
     evaluation,
     fits_now,
+    lookahead,
     move_rows,
     position_terms,
 )
-from patience_gym.games.milligan_tables import NUM_ACTIONS
+from patience_gym.games.milligan_tables import CF, DEAL, NUM_ACTIONS, RF
 from tests.conftest import masked_random_action
 from tests.test_milligan_rules import position
 
@@ -123,13 +134,116 @@ def test_move_list_is_the_legal_moves_in_order_over_random_playouts(env_id):
             done = terminated or truncated
 
 
-def test_the_stock_order_never_shows():
+@pytest.mark.parametrize("encoding", ["moves", "moves_search"])
+def test_the_stock_order_never_shows(encoding):
     deal = [CODE[c] for c in range(52)] * 2
     other = deal[:8] + deal[8:][::-1]
-    env = gym.make("patience_gym/MissMilligan-v0", obs_encoding="moves")
+    env = gym.make("patience_gym/MissMilligan-v0", obs_encoding=encoding)
     a, _ = env.reset(options={"deal": deal})
     b, _ = env.reset(options={"deal": other})
     assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_moves_search_is_the_moves_encoding_plus_the_lookahead(env_id):
+    """Over random playouts: the same planes, position values and move features as ``moves``; the lookahead
+    marks at most one move, only where no move makes a new foundation high or raises the evaluation, and
+    then it marks the first move of :func:`lookahead`'s line with that line's gain, or the deal."""
+    env = gym.make(env_id, obs_encoding="moves_search")
+    game = env.unwrapped.game
+    rng = np.random.default_rng(11)
+    marked = 0
+    for seed in range(2):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            state = env.unwrapped.state
+            assert obs.shape == (MOVES_SEARCH_SIZE,) and obs.min() >= -1 and obs.max() <= 1
+            plain = game.observe(state, "moves")
+            assert np.array_equal(obs[:MOVES_GLOBAL], plain[:MOVES_GLOBAL])
+            rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
+            assert np.array_equal(rows[:, :ROW], plain[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW))
+            flags = np.flatnonzero(rows[:, ROW])
+            legal = game.legal_actions(state)
+            now = evaluation(state)
+            improves = any(CF <= a <= RF and game.is_progress(state, a) for a in legal) or any(
+                evaluation(_after(game, state, a)) > now for a in legal if a != DEAL
+            )
+            if improves:
+                assert not flags.size and not rows[:, ROW + 1].any()
+            else:
+                found = lookahead(game, state, now)
+                expected = DEAL if found is None else found[0]
+                if expected in legal:
+                    assert flags.tolist() == [legal.index(expected)]
+                    gain = 0.0 if found is None else min((found[1] - now) / 200, 1.0)
+                    assert rows[flags[0], ROW + 1] == pytest.approx(gain)
+                    assert (found is None) or gain > 0
+                    marked += 1
+            obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
+            done = terminated or truncated
+    assert marked > 0
+
+
+def _after(game, state, action):
+    child = state.copy()
+    game.apply(child, action)
+    return child
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_the_lookahead_mark_is_the_greedys_move_whenever_the_greedy_searches(env_id):
+    """The greedy baseline's steps 3-4 (search, else deal) are what the mark shows; only once it has
+    resigned (step 5) may it play another move."""
+    from agents.greedy_milligan import MilliganGreedy
+
+    env = gym.make(env_id, obs_encoding="moves_search")
+    greedy = MilliganGreedy()
+    searched = 0
+    for seed in range(2):
+        obs, info = env.reset(seed=seed)
+        greedy.reset(seed)
+        done = False
+        while not done:
+            state = env.unwrapped.state
+            mark = (state.best, state.stock_left)
+            resigned = greedy._resigned_at == mark
+            action = greedy.act(env.unwrapped, obs, info["action_mask"].astype(bool))
+            rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
+            flags = np.flatnonzero(rows[:, ROW])
+            if flags.size and not resigned:
+                listed = round(rows[flags[0], 0] * NUM_ACTIONS) - 1
+                assert listed == action
+                searched += 1
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+    assert searched > 0
+
+
+def test_lookahead_marks_the_pocket_move_that_frees_a_needed_card():
+    """Every needed 2 lies under one card, and no single move gains (a card pocketed costs its -4, less the
+    break and the cover it ends). Two moves do: pocket the card, then play the 2 up. The first such line
+    is marked, with its gain, and it is the greedy's move."""
+    from agents.greedy_milligan import MilliganGreedy
+
+    game = MissMilliganPocket()
+    columns = ["2C 9H", "2C 8H", "2D 7H", "2D 6H", "2H 5H", "2H 4H", "TH", "JH"]
+    s = position(game, columns, (1, 1, 1, 1, 1, 1, 13, 13), heap=7, stock=16)
+    now = evaluation(s)
+    legal = game.legal_actions(s)
+    assert all(evaluation(_after(game, s, a)) <= now for a in legal if a != DEAL)
+    first, value = lookahead(game, s, now)
+    assert game.describe_action(first) == "c1>p" and value - now == 100
+    rows, _ = move_rows(game, s, legal, search=True)
+    assert rows.shape == (MOVE_SLOTS, SEARCH_ROW)
+    (marked,) = np.flatnonzero(rows[:, ROW])
+    assert legal[marked] == first and rows[marked, ROW + 1] == pytest.approx(0.5)
+    assert not rows[:, :ROW].any(axis=1)[len(legal) :].any()
+    mask = np.zeros(NUM_ACTIONS, dtype=bool)
+    mask[legal] = True
+    assert MilliganGreedy().choose(game, s, mask) == first
+    plain, _ = move_rows(game, s, legal)
+    assert np.array_equal(rows[:, :ROW], plain)
 
 
 def test_overflowing_move_list_lists_the_first_moves_and_the_network_leaves_the_rest_unlisted():
@@ -168,6 +282,7 @@ def test_evaluation_is_the_greedy_baselines():
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves.zip"),
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic.zip"),
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic_1m.zip"),
+        ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_search.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic_lr3e4.zip"),
@@ -178,5 +293,6 @@ def test_shipped_models_play_their_env_on_the_moves_encoding(env_id, model):
     from agents.evaluate import play_episodes
     from agents.ppo import PPOAgent
 
-    summary = play_episodes(env_id, PPOAgent(model), [0], {"obs_encoding": "moves"})
+    encoding = "moves_search" if model.endswith("_search.zip") else "moves"
+    summary = play_episodes(env_id, PPOAgent(model), [0], {"obs_encoding": encoding})
     assert summary.episodes == 1 and summary.mean_moves > 20 and all(s > 4 for s in summary.scores)

@@ -74,7 +74,7 @@ import numpy as np
 
 from patience_gym.cards import CODE, RANK, SUIT, check_cards, codes, parse_card, parse_cards, shuffled_deck
 from patience_gym.core import Game, ObsSpec
-from patience_gym.games.milligan_moves import EXTRA, MOVE_SLOTS, ROW, move_rows
+from patience_gym.games.milligan_moves import EXTRA, MOVE_SLOTS, ROW, SEARCH_ROW, move_rows
 from patience_gym.games.milligan_tables import (
     CC,
     CC_BASE,
@@ -144,6 +144,8 @@ PLANES_SIZE = TOTAL_CARDS * PLANE_WIDTH + PLANES_GLOBAL
 # rows of ROW values (patience_gym.games.milligan_moves).
 MOVES_GLOBAL = PLANES_SIZE + EXTRA
 MOVES_SIZE = MOVES_GLOBAL + MOVE_SLOTS * ROW
+# "moves_search": the same, with the lookahead's two values on each row.
+MOVES_SEARCH_SIZE = MOVES_GLOBAL + MOVE_SLOTS * SEARCH_ROW
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,7 +304,7 @@ class MilliganGame(Game[MilliganState]):
     #: exhausted) or "anytime".
     foundation_down: ClassVar[str] = "never"
 
-    obs_encodings = ("ids", "planes", "moves")
+    obs_encodings = ("ids", "planes", "moves", "moves_search")
     max_episode_steps = 10_000
     num_actions = NUM_ACTIONS
 
@@ -873,20 +875,24 @@ class MilliganGame(Game[MilliganState]):
             return ObsSpec((OBS_SIZE,), 0, TOTAL_CARDS, np.int8)
         if encoding == "moves":
             return ObsSpec((MOVES_SIZE,), -1.0, 1.0, np.float32)
+        if encoding == "moves_search":
+            return ObsSpec((MOVES_SEARCH_SIZE,), -1.0, 1.0, np.float32)
         return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
     def observe(self, state: MilliganState, encoding: str) -> np.ndarray:
         if encoding == "ids":
             return state.obs.copy()
         if encoding == "moves":
-            return self._observe_moves(state)
+            return self._observe_moves(state, search=False)
+        if encoding == "moves_search":
+            return self._observe_moves(state, search=True)
         return self._observe_planes(state)
 
-    def _observe_moves(self, state: MilliganState) -> np.ndarray:
-        """The planes, the position values and the list of legal moves with their features."""
-        out = np.empty(MOVES_SIZE, dtype=np.float32)
+    def _observe_moves(self, state: MilliganState, search: bool) -> np.ndarray:
+        """The planes, the position values and the list of legal moves with their features (and lookahead)."""
+        out = np.empty(MOVES_SEARCH_SIZE if search else MOVES_SIZE, dtype=np.float32)
         out[:PLANES_SIZE] = self._observe_planes(state)
-        rows, extra = move_rows(self, state, self.legal_actions(state))
+        rows, extra = move_rows(self, state, self.legal_actions(state), search)
         out[PLANES_SIZE:MOVES_GLOBAL] = extra
         out[MOVES_GLOBAL:] = rows.ravel()
         return out

@@ -36,6 +36,17 @@ ones count); the *breaks*, cards lying on a card they are not built on; the
 Every value is capped to -1..1. Positions with more than
 :data:`MOVE_SLOTS` legal moves (none met in thousands of played games) list
 the first ones; the rest get no row, and :func:`move_rows` says so.
+
+**Lookahead** (the ``moves_search`` encoding, ``search=True``): each row
+has two more values, :data:`SEARCH_FEATURES` in all. When no move plays a
+card to a foundation as a new high and no move (other than a deal) raises the
+greedy's evaluation, a player looks a few moves ahead before dealing:
+:func:`lookahead` searches the lines of up to :data:`SEARCH_DEPTH` moves (no
+deal) for one that ends strictly better than now. ``25`` marks the first move
+of the best such line, ``26`` is that line's gain (/200); when there is none,
+``25`` marks the deal (if the stock has cards). This is the search the greedy
+baseline makes at that point (:mod:`agents.greedy_milligan`, steps 3 and 4),
+read from the face-up cards only, like every other feature.
 """
 
 from __future__ import annotations
@@ -46,6 +57,7 @@ import numpy as np
 
 from patience_gym.cards import RANK, SUIT
 from patience_gym.games.milligan_tables import (
+    DEAL,
     DEAL_MOVE,
     FITS,
     FOUNDATION_TO_COLUMN,
@@ -64,6 +76,13 @@ MOVE_SLOTS = 128
 MOVE_FEATURES = 25
 #: Values per row of the move list.
 ROW = 1 + MOVE_FEATURES
+#: Features per move of the ``moves_search`` encoding: the ``moves`` ones, the lookahead's first move and gain.
+SEARCH_FEATURES = MOVE_FEATURES + 2
+#: Values per row of the ``moves_search`` move list.
+SEARCH_ROW = 1 + SEARCH_FEATURES
+#: Positions the lookahead may visit per depth, and its deepest line.
+SEARCH_NODES = 3_000
+SEARCH_DEPTH = 3
 #: Position values after the planes: cards on the foundations, cover, breaks,
 #: vacancies, legal moves, the best evaluation change, stock out, reserve held,
 #: more legal moves than rows.
@@ -168,15 +187,52 @@ def _dig(column: list[int], found: list[int]) -> float:
     return 1.0
 
 
-def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The move list of ``state`` (``acts``: its legal moves, in action order) and the extra position values."""
-    rows = np.zeros((MOVE_SLOTS, ROW), dtype=np.float32)
+def lookahead(game: MilliganGame, root: MilliganState, now: int) -> tuple[int, int] | None:
+    """First move and end value of the best line (up to SEARCH_DEPTH moves, no deal) ending strictly above ``now``.
+
+    Lines of two moves are searched first, then of three, each depth visiting at
+    most :data:`SEARCH_NODES` positions; ``None`` when no line ends above ``now``.
+    """
+    budget = [SEARCH_NODES]
+    best: list = [now, None]  # value, first move
+
+    def dfs(state: MilliganState, depth: int, first: int) -> None:
+        for a in game.legal_actions(state):
+            if a == DEAL or budget[0] <= 0:
+                continue
+            budget[0] -= 1
+            child = state.copy()
+            game.apply(child, a)
+            move = a if first < 0 else first
+            v = evaluation(child)
+            if v > best[0]:
+                best[0], best[1] = v, move
+            if depth > 1 and not game.is_over(child):
+                dfs(child, depth - 1, move)
+
+    for depth in range(2, SEARCH_DEPTH + 1):  # shallow lines first, then deeper ones
+        budget[0] = SEARCH_NODES
+        dfs(root, depth, -1)
+        if best[1] is not None:
+            return int(best[1]), int(best[0])
+    return None
+
+
+def move_rows(
+    game: MilliganGame, state: MilliganState, acts: list[int], search: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The move list of ``state`` (``acts``: its legal moves, in action order) and the extra position values.
+
+    ``search``: rows of :data:`SEARCH_ROW` values, with the lookahead's two (module docstring).
+    """
+    rows = np.zeros((MOVE_SLOTS, SEARCH_ROW if search else ROW), dtype=np.float32)
     terms = position_terms(state)
     now = evaluation(state, terms)
     cover, breaks, vacancies = terms
     held = 1 if state.reserve else 0
     found = state.found
     best_gain = -1.0
+    improves = False  # a new foundation high, or a move that raises the evaluation, is on offer
     for slot, a in enumerate(acts[:MOVE_SLOTS]):
         row = rows[slot]
         row[0] = (a + 1) / NUM_ACTIONS
@@ -187,6 +243,8 @@ def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tupl
         f[7] = 1.0 if game.is_progress(state, a) else 0.0
         if kind == DEAL_MOVE:
             continue
+        if f[7]:
+            improves = True
         cols = state.columns
         if kind == FOUNDATION_TO_COLUMN:
             moved = (src >> 1) * 13 + found[src] - 1
@@ -200,6 +258,8 @@ def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tupl
         c_terms = position_terms(child)
         gain = evaluation(child, c_terms) - now
         best_gain = max(best_gain, gain / 200)
+        if gain > 0:
+            improves = True
         f[8] = child.total - state.total
         f[9] = _cap((c_terms[0] - cover) / 10)
         f[10] = _cap((c_terms[1] - breaks) / 3)
@@ -222,6 +282,8 @@ def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tupl
         f[22] = min(_playable(child), 4) / 4
         f[23] = RANK[moved] / 13
         f[24] = 1.0 if kind == RESERVE_TO_COLUMN and k == len(state.reserve) and dst == state.origin else 0.0
+    if search and not improves:
+        _mark_lookahead(game, state, acts, now, rows)
     extra = np.array(
         [
             state.total / 104,
@@ -237,6 +299,19 @@ def move_rows(game: MilliganGame, state: MilliganState, acts: list[int]) -> tupl
         dtype=np.float32,
     )
     return rows, extra
+
+
+def _mark_lookahead(game: MilliganGame, state: MilliganState, acts: list[int], now: int, rows: np.ndarray) -> None:
+    """Set the lookahead's two values (module docstring) in ``rows``."""
+    found = lookahead(game, state, now)
+    if found is not None:
+        first, value = found
+        if first in acts[:MOVE_SLOTS]:
+            slot = acts.index(first)
+            rows[slot, 1 + MOVE_FEATURES] = 1.0
+            rows[slot, 2 + MOVE_FEATURES] = _cap((value - now) / 200)
+    elif acts and acts[-1] == DEAL and len(acts) <= MOVE_SLOTS:
+        rows[len(acts) - 1, 1 + MOVE_FEATURES] = 1.0
 
 
 def _cap(x: float) -> float:
