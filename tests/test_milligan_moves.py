@@ -16,6 +16,7 @@ from patience_gym.games.milligan import (
     MOVES_SIZE,
     PLANES_SIZE,
     Giant,
+    MilliganState,
     MissMilligan,
     MissMilliganPocket,
 )
@@ -144,6 +145,34 @@ def test_the_stock_order_never_shows(encoding):
     assert np.array_equal(a, b)
 
 
+def test_the_lookahead_never_reads_the_stock_order():
+    """Where the lookahead marks a move (not the deal) with cards still in the stock, the same position with
+    its stock reversed gives the same observation."""
+    from agents.greedy_milligan import MilliganGreedy
+
+    env = gym.make("patience_gym/MissMilliganPocket-v0", obs_encoding="moves_search")
+    probe = gym.make("patience_gym/MissMilliganPocket-v0", obs_encoding="moves_search")
+    greedy = MilliganGreedy()
+    compared = 0
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        greedy.reset(seed)
+        done = False
+        while not done:
+            rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
+            marked = np.flatnonzero(rows[:, ROW])
+            if marked.size and rows[marked[0], 0] != (DEAL + 1) / NUM_ACTIONS and env.unwrapped.state.stock_left > 8:
+                data = env.unwrapped.state_dict()
+                data["stock"] = data["stock"][::-1]
+                other, _ = probe.reset(options={"state": data})
+                assert np.array_equal(obs, other)
+                compared += 1
+            action = greedy.act(env.unwrapped, obs, info["action_mask"].astype(bool))
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+    assert compared >= 3
+
+
 @pytest.mark.parametrize("env_id", IDS)
 def test_moves_search_is_the_moves_encoding_plus_the_lookahead(env_id):
     """Over random playouts: the same planes, position values and move features as ``moves``; the lookahead
@@ -169,7 +198,7 @@ def test_moves_search_is_the_moves_encoding_plus_the_lookahead(env_id):
             improves = any(CF <= a <= RF and game.is_progress(state, a) for a in legal) or any(
                 evaluation(_after(game, state, a)) > now for a in legal if a != DEAL
             )
-            if improves:
+            if improves or len(legal) > MOVE_SLOTS:
                 assert not flags.size and not rows[:, ROW + 1].any()
             else:
                 found = lookahead(game, state, now)
@@ -180,12 +209,15 @@ def test_moves_search_is_the_moves_encoding_plus_the_lookahead(env_id):
                     assert rows[flags[0], ROW + 1] == pytest.approx(gain)
                     assert (found is None) or gain > 0
                     marked += 1
+                else:  # no line, and no deal left: nothing to mark
+                    assert not flags.size
             obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
             done = terminated or truncated
     assert marked > 0
 
 
-def _after(game, state, action):
+def _after(game: MissMilligan, state: MilliganState, action: int) -> MilliganState:
+    """The position after ``action`` (``state`` is left as it was)."""
     child = state.copy()
     game.apply(child, action)
     return child

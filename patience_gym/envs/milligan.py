@@ -88,8 +88,8 @@ _SHARED = """
     are searched for one that ends better than now; the first move of the
     best line is marked (with the line's gain / 200), or the deal when there
     is none. It is the search the greedy makes before dealing, read from the
-    face-up cards only, and it costs about a millisecond a step in the pocket
-    version and Miss Milligan, several in Giant.
+    face-up cards only, and it costs under a millisecond a step in the pocket
+    version and Miss Milligan, a few in Giant.
 
     No encoding shows the order of the face-down stock (the "planes"
     encoding marks which cards are still in it, which a player can count).

@@ -892,7 +892,7 @@ class MilliganGame(Game[MilliganState]):
         """The planes, the position values and the list of legal moves with their features (and lookahead)."""
         out = np.empty(MOVES_SEARCH_SIZE if search else MOVES_SIZE, dtype=np.float32)
         out[:PLANES_SIZE] = self._observe_planes(state)
-        rows, extra = move_rows(self, state, self.legal_actions(state), search)
+        rows, extra = move_rows(self, state, self.legal_actions(state), search=search)
         out[PLANES_SIZE:MOVES_GLOBAL] = extra
         out[MOVES_GLOBAL:] = rows.ravel()
         return out

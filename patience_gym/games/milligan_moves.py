@@ -46,12 +46,14 @@ deal) for one that ends strictly better than now. ``25`` marks the first move
 of the best such line, ``26`` is that line's gain (/200); when there is none,
 ``25`` marks the deal (if the stock has cards). This is the search the greedy
 baseline makes at that point (:mod:`agents.greedy_milligan`, steps 3 and 4),
-read from the face-up cards only, like every other feature.
+read from the face-up cards only, like every other feature. (It is not run
+when the legal moves overflow the list, where the greedy's first two steps
+could not be read from the rows either; such positions are flagged.)
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -194,7 +196,7 @@ def lookahead(game: MilliganGame, root: MilliganState, now: int) -> tuple[int, i
     most :data:`SEARCH_NODES` positions; ``None`` when no line ends above ``now``.
     """
     budget = [SEARCH_NODES]
-    best: list = [now, None]  # value, first move
+    best: list[Any] = [now, None]  # value, first move
 
     def dfs(state: MilliganState, depth: int, first: int) -> None:
         for a in game.legal_actions(state):
@@ -282,7 +284,7 @@ def move_rows(
         f[22] = min(_playable(child), 4) / 4
         f[23] = RANK[moved] / 13
         f[24] = 1.0 if kind == RESERVE_TO_COLUMN and k == len(state.reserve) and dst == state.origin else 0.0
-    if search and not improves:
+    if search and not improves and len(acts) <= MOVE_SLOTS:
         _mark_lookahead(game, state, acts, now, rows)
     extra = np.array(
         [
@@ -302,15 +304,14 @@ def move_rows(
 
 
 def _mark_lookahead(game: MilliganGame, state: MilliganState, acts: list[int], now: int, rows: np.ndarray) -> None:
-    """Set the lookahead's two values (module docstring) in ``rows``."""
-    found = lookahead(game, state, now)
-    if found is not None:
-        first, value = found
-        if first in acts[:MOVE_SLOTS]:
-            slot = acts.index(first)
-            rows[slot, 1 + MOVE_FEATURES] = 1.0
-            rows[slot, 2 + MOVE_FEATURES] = _cap((value - now) / 200)
-    elif acts and acts[-1] == DEAL and len(acts) <= MOVE_SLOTS:
+    """Set the lookahead's two values (module docstring) in ``rows``; every legal move has a row."""
+    result = lookahead(game, state, now)
+    if result is not None:
+        first, value = result
+        slot = acts.index(first)
+        rows[slot, 1 + MOVE_FEATURES] = 1.0
+        rows[slot, 2 + MOVE_FEATURES] = _cap((value - now) / 200)
+    elif acts and acts[-1] == DEAL:
         rows[len(acts) - 1, 1 + MOVE_FEATURES] = 1.0
 
 
