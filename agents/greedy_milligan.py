@@ -25,9 +25,9 @@ Each move, in order:
    improvement means these moves can never cycle.
 3. Otherwise search up to three moves ahead (two first), through waiving
    (Miss Milligan), worrying back (Giant) or the pocket as well as ordinary
-   moves, for a line that ends strictly better than now (at most
-   ``SEARCH_NODES`` positions per depth; :func:`patience_gym.games.milligan_moves.lookahead`,
-   shared with the ``moves_search`` encoding), and play its first move. Every
+   moves, for a line that ends strictly better than now
+   (:func:`patience_gym.games.milligan_moves.lookahead`, at most ``SEARCH_NODES``
+   positions per depth, shared with the ``moves_search`` encoding), and play its first move. Every
    deal buries cards, so a good player looks for such lines before dealing.
 4. Otherwise deal, while the stock lasts.
 5. Otherwise the game is lost for this player: it plays the best-scoring
@@ -43,10 +43,8 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState
-from patience_gym.games.milligan_moves import SEARCH_DEPTH, SEARCH_NODES, evaluation, lookahead
+from patience_gym.games.milligan_moves import evaluation, lookahead
 from patience_gym.games.milligan_tables import CF, DEAL, RF
-
-__all__ = ["SEARCH_DEPTH", "SEARCH_NODES", "MilliganGreedy", "evaluate"]
 
 #: Score of the visible position (higher is better); see the module docstring.
 evaluate = evaluation
@@ -89,17 +87,12 @@ class MilliganGreedy(Agent):
         # 3. a short search for a line that ends better than now (once per progress event when it fails)
         progress_mark = (state.best, state.stock_left)
         if self._resigned_at != progress_mark:
-            first = self._search(game, state, now)
-            if first is not None:
-                return first
+            line = lookahead(game, state, now)
+            if line is not None:
+                return line[0]
             self._resigned_at = progress_mark
         # 4. deal
         if mask[DEAL]:
             return DEAL
         # 5. resigned until the next progress event
         return int(best_a)
-
-    def _search(self, game: MilliganGame, root: MilliganState, now: int) -> int | None:
-        """First move of the best line (up to SEARCH_DEPTH moves) ending strictly above ``now``."""
-        found = lookahead(game, root, now)
-        return None if found is None else found[0]

@@ -3,6 +3,8 @@ the lookahead, no leak."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -145,31 +147,40 @@ def test_the_stock_order_never_shows(encoding):
     assert np.array_equal(a, b)
 
 
-def test_the_lookahead_never_reads_the_stock_order():
-    """Where the lookahead marks a move (not the deal) with cards still in the stock, the same position with
-    its stock reversed gives the same observation."""
+def greedy_positions(env: gym.Env, seeds: range) -> Iterator[tuple[np.ndarray, bool, int]]:
+    """Play the greedy baseline on each seed's deal; before each of its moves yield the observation, whether
+    it had resigned (step 5) at that point, and its move. ``env.unwrapped.state`` is the position meanwhile."""
     from agents.greedy_milligan import MilliganGreedy
 
-    env = gym.make("patience_gym/MissMilliganPocket-v0", obs_encoding="moves_search")
-    probe = gym.make("patience_gym/MissMilliganPocket-v0", obs_encoding="moves_search")
     greedy = MilliganGreedy()
-    compared = 0
-    for seed in range(3):
+    for seed in seeds:
         obs, info = env.reset(seed=seed)
         greedy.reset(seed)
         done = False
         while not done:
-            rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
-            marked = np.flatnonzero(rows[:, ROW])
-            if marked.size and rows[marked[0], 0] != (DEAL + 1) / NUM_ACTIONS and env.unwrapped.state.stock_left > 8:
-                data = env.unwrapped.state_dict()
-                data["stock"] = data["stock"][::-1]
-                other, _ = probe.reset(options={"state": data})
-                assert np.array_equal(obs, other)
-                compared += 1
+            state = env.unwrapped.state
+            resigned = greedy._resigned_at == (state.best, state.stock_left)
             action = greedy.act(env.unwrapped, obs, info["action_mask"].astype(bool))
+            yield obs, resigned, action
             obs, _, terminated, truncated, info = env.step(action)
             done = terminated or truncated
+
+
+def test_the_lookahead_never_reads_the_stock_order():
+    """Where the lookahead marks a move (not the deal) with cards still in the stock, the same position with
+    its stock reversed gives the same observation."""
+    env = gym.make("patience_gym/MissMilliganPocket-v0", obs_encoding="moves_search")
+    probe = gym.make("patience_gym/MissMilliganPocket-v0", obs_encoding="moves_search")
+    compared = 0
+    for obs, _, _ in greedy_positions(env, range(3)):
+        rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
+        marked = np.flatnonzero(rows[:, ROW])
+        if marked.size and rows[marked[0], 0] != (DEAL + 1) / NUM_ACTIONS and env.unwrapped.state.stock_left > 8:
+            data = env.unwrapped.state_dict()
+            data["stock"] = data["stock"][::-1]
+            other, _ = probe.reset(options={"state": data})
+            assert np.array_equal(obs, other)
+            compared += 1
     assert compared >= 3
 
 
@@ -227,28 +238,15 @@ def _after(game: MissMilligan, state: MilliganState, action: int) -> MilliganSta
 def test_the_lookahead_mark_is_the_greedys_move_whenever_the_greedy_searches(env_id):
     """The greedy baseline's steps 3-4 (search, else deal) are what the mark shows; only once it has
     resigned (step 5) may it play another move."""
-    from agents.greedy_milligan import MilliganGreedy
-
     env = gym.make(env_id, obs_encoding="moves_search")
-    greedy = MilliganGreedy()
     searched = 0
-    for seed in range(2):
-        obs, info = env.reset(seed=seed)
-        greedy.reset(seed)
-        done = False
-        while not done:
-            state = env.unwrapped.state
-            mark = (state.best, state.stock_left)
-            resigned = greedy._resigned_at == mark
-            action = greedy.act(env.unwrapped, obs, info["action_mask"].astype(bool))
-            rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
-            flags = np.flatnonzero(rows[:, ROW])
-            if flags.size and not resigned:
-                listed = round(rows[flags[0], 0] * NUM_ACTIONS) - 1
-                assert listed == action
-                searched += 1
-            obs, _, terminated, truncated, info = env.step(action)
-            done = terminated or truncated
+    for obs, resigned, action in greedy_positions(env, range(2)):
+        rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
+        flags = np.flatnonzero(rows[:, ROW])
+        if flags.size and not resigned:
+            listed = round(rows[flags[0], 0] * NUM_ACTIONS) - 1
+            assert listed == action
+            searched += 1
     assert searched > 0
 
 
