@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -58,6 +59,9 @@ def collect(
 
     ``jobs > 1`` splits the seeds into that many contiguous blocks, each played
     in its own process; the rows come back in seed order, the same as with one job.
+    Each process hands its observations over in a temporary ``.npy`` file: pickling
+    gigabytes through the pool's pipe took several copies of them at once, and a
+    2,000-game two-pack recording was killed for memory that way.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -66,15 +70,29 @@ def collect(
     if jobs == 1 or len(seeds) < 2:
         parts = [_record(env_id, env_kwargs, teacher, seeds, gamma)]
     else:
+        import tempfile
         from multiprocessing import get_context
 
         size = -(-len(seeds) // jobs)
         blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
-        with get_context("spawn").Pool(len(blocks)) as pool:
-            parts = pool.starmap(_record, [(env_id, env_kwargs, teacher, block, gamma) for block in blocks])
+        with tempfile.TemporaryDirectory(prefix="patience_gym_record_") as folder:
+            files = [str(Path(folder) / f"obs{i}.npy") for i in range(len(blocks))]
+            with get_context("spawn").Pool(len(blocks)) as pool:
+                parts = pool.starmap(
+                    _record_to_file,
+                    [(env_id, env_kwargs, teacher, block, gamma, f) for block, f in zip(blocks, files, strict=True)],
+                )
+            for part, f in zip(parts, files, strict=True):
+                part.obs = np.load(f, mmap_mode="r")
+            return _join(parts, start)
+    return _join(parts, start)
+
+
+def _join(parts: list[Demonstrations], start: float) -> Demonstrations:
+    """The processes' shares of :func:`collect`, in order, as one set of demonstrations."""
     obs_parts = [p.obs for p in parts]
     for p in parts:
-        p.obs = p.obs[:0]  # the rows live on in obs_parts only, and _stack frees them as it goes
+        p.obs = np.empty((0, *p.obs.shape[1:]), np.float32)  # the rows live on in obs_parts only; _stack frees them
     return Demonstrations(
         obs=_stack(obs_parts),
         masks=np.concatenate([p.masks for p in parts]),
@@ -118,6 +136,16 @@ def _record(
         episode_scores=scores,
         seconds=time.perf_counter() - start,
     )
+
+
+def _record_to_file(
+    env_id: str, env_kwargs: dict[str, Any], teacher: str, seeds: Sequence[int], gamma: float, obs_file: str
+) -> Demonstrations:
+    """:func:`_record`, with the observations saved to ``obs_file`` (``.npy``) instead of returned."""
+    part = _record(env_id, env_kwargs, teacher, seeds, gamma)
+    np.save(obs_file, part.obs)
+    part.obs = part.obs[:0]
+    return part
 
 
 def _stack(chunks: list[np.ndarray]) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+import patience_gym.games.milligan_moves as milligan_moves
 from agents.networks import MoveListScorer
 from patience_gym.cards import CODE, parse_card
 from patience_gym.games.milligan import (
@@ -34,6 +35,7 @@ from patience_gym.games.milligan_moves import (
     lookahead,
     move_rows,
     position_terms,
+    remembered_terms,
 )
 from patience_gym.games.milligan_tables import CF, DEAL, NUM_ACTIONS, RF
 from tests.conftest import masked_random_action
@@ -85,6 +87,38 @@ def test_position_terms_count_cover_breaks_and_vacancies():
     # Cover: KS lies on a KC, KD on a KH (each copy of a King is needed, so both count).
     # Breaks: KS on KC and KD on KH. Vacancies: c3 and c8.
     assert position_terms(s) == (2, 2, 2)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_remembered_terms_are_the_position_terms_and_the_lookahead_is_the_same_without_the_memo(env_id, monkeypatch):
+    """Over random playouts, with a memo small enough to be emptied several times: every child's memoised
+    terms equal a fresh count, and the lookahead finds the same line when every position is counted afresh."""
+    monkeypatch.setattr(milligan_moves, "TERMS_KEPT", 500)
+    env = gym.make(env_id)
+    game = env.unwrapped.game
+    rng = np.random.default_rng(5)
+    searched = 0
+    for seed in range(2):
+        _, info = env.reset(seed=seed)
+        done = False
+        step = 0
+        while not done:
+            step += 1
+            state = env.unwrapped.state
+            for a in game.legal_actions(state):
+                child = _after(game, state, a)
+                assert remembered_terms(child) == position_terms(child)
+                assert len(milligan_moves._TERMS) <= 500
+            if step % 10 == 0:
+                now = evaluation(state)
+                memoised = lookahead(game, state, now)
+                with monkeypatch.context() as m:
+                    m.setattr(milligan_moves, "remembered_terms", position_terms)
+                    assert lookahead(game, state, now) == memoised
+                searched += 1
+            _, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
+            done = terminated or truncated
+    assert searched > 5
 
 
 def test_features_of_a_foundation_move_and_a_packing_move():

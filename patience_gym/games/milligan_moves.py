@@ -138,8 +138,8 @@ def position_terms(state: MilliganState) -> tuple[int, int, int]:
 
 
 def evaluation(state: MilliganState, terms: tuple[int, int, int] | None = None) -> int:
-    """The greedy baseline's score of a position (higher is better)."""
-    cover, breaks, vacancies = position_terms(state) if terms is None else terms
+    """The greedy baseline's score of a position (higher is better); ``terms``: its :func:`position_terms`."""
+    cover, breaks, vacancies = remembered_terms(state) if terms is None else terms
     return (
         W_FOUNDATION * state.total
         - W_COVER * cover
@@ -189,6 +189,33 @@ def _dig(column: list[int], found: list[int]) -> float:
     return 1.0
 
 
+_TERMS: dict[int, int] = {}
+"""Position terms already computed, by fingerprint, packed into one int each.
+
+The lookahead's trees overlap from move to move (about four evaluations in
+five repeat one already made). Ints, not tuples: a large dict of tuples makes
+each of Python's full garbage collections walk it, which cost more than the
+memo saved.
+"""
+TERMS_KEPT = 200_000
+
+
+def remembered_terms(state: MilliganState) -> tuple[int, int, int]:
+    """:func:`position_terms` of ``state``, memoised by its fingerprint.
+
+    The fingerprint fixes every card's place, so it fixes the terms; the memo
+    is emptied when it holds :data:`TERMS_KEPT` positions.
+    """
+    packed = _TERMS.get(state.hash)
+    if packed is None:
+        if len(_TERMS) >= TERMS_KEPT:
+            _TERMS.clear()
+        terms = position_terms(state)
+        _TERMS[state.hash] = terms[0] | terms[1] << 16 | terms[2] << 32  # each term < 2**16
+        return terms
+    return packed & 0xFFFF, packed >> 16 & 0xFFFF, packed >> 32
+
+
 def lookahead(game: MilliganGame, root: MilliganState, now: int) -> tuple[int, int] | None:
     """First move and end value of the best line (up to SEARCH_DEPTH moves, no deal) ending strictly above ``now``.
 
@@ -228,7 +255,7 @@ def move_rows(
     ``search``: rows of :data:`SEARCH_ROW` values, with the lookahead's two (module docstring).
     """
     rows = np.zeros((MOVE_SLOTS, SEARCH_ROW if search else ROW), dtype=np.float32)
-    terms = position_terms(state)
+    terms = remembered_terms(state)
     now = evaluation(state, terms)
     cover, breaks, vacancies = terms
     held = 1 if state.reserve else 0
@@ -257,7 +284,7 @@ def move_rows(
         dst_height = len(cols[dst]) if dst >= 0 else 0
         child = state.copy()
         game.apply(child, a)
-        c_terms = position_terms(child)
+        c_terms = remembered_terms(child)
         gain = evaluation(child, c_terms) - now
         best_gain = max(best_gain, gain / 200)
         if gain > 0:
