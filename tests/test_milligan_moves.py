@@ -93,32 +93,38 @@ def test_position_terms_count_cover_breaks_and_vacancies():
 def test_remembered_terms_are_the_position_terms_and_the_lookahead_is_the_same_without_the_memo(env_id, monkeypatch):
     """Over random playouts, with a memo small enough to be emptied several times: every child's memoised
     terms equal a fresh count, and the lookahead finds the same line when every position is counted afresh."""
+    monkeypatch.setattr(milligan_moves, "_TERMS", {})  # earlier tests may have filled the memo past 500
     monkeypatch.setattr(milligan_moves, "TERMS_KEPT", 500)
     env = gym.make(env_id)
     game = env.unwrapped.game
     rng = np.random.default_rng(5)
     searched = 0
-    for seed in range(2):
-        _, info = env.reset(seed=seed)
-        done = False
-        step = 0
-        while not done:
-            step += 1
-            state = env.unwrapped.state
-            for a in game.legal_actions(state):
-                child = _after(game, state, a)
-                assert remembered_terms(child) == position_terms(child)
-                assert len(milligan_moves._TERMS) <= 500
-            if step % 10 == 0:
-                now = evaluation(state)
-                memoised = lookahead(game, state, now)
-                with monkeypatch.context() as m:
-                    m.setattr(milligan_moves, "remembered_terms", position_terms)
-                    assert lookahead(game, state, now) == memoised
-                searched += 1
-            _, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
-            done = terminated or truncated
+    for step, _ in enumerate(random_positions(env, range(2), rng)):
+        state = env.unwrapped.state
+        for a in game.legal_actions(state):
+            child = _after(game, state, a)
+            assert remembered_terms(child) == position_terms(child)
+            assert len(milligan_moves._TERMS) <= 500
+        if step % 10 == 0:
+            now = evaluation(state)
+            memoised = lookahead(game, state, now)
+            with monkeypatch.context() as m:
+                m.setattr(milligan_moves, "remembered_terms", position_terms)
+                assert lookahead(game, state, now) == memoised
+            searched += 1
     assert searched > 5
+
+
+def random_positions(env: gym.Env, seeds: range, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Play masked-random moves on each seed's deal; before each move yield the observation.
+    ``env.unwrapped.state`` is the position meanwhile."""
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            yield obs
+            obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
+            done = terminated or truncated
 
 
 def test_features_of_a_foundation_move_and_a_packing_move():
@@ -227,37 +233,32 @@ def test_moves_search_is_the_moves_encoding_plus_the_lookahead(env_id):
     game = env.unwrapped.game
     rng = np.random.default_rng(11)
     marked = 0
-    for seed in range(2):
-        obs, info = env.reset(seed=seed)
-        done = False
-        while not done:
-            state = env.unwrapped.state
-            assert obs.shape == (MOVES_SEARCH_SIZE,) and obs.min() >= -1 and obs.max() <= 1
-            plain = game.observe(state, "moves")
-            assert np.array_equal(obs[:MOVES_GLOBAL], plain[:MOVES_GLOBAL])
-            rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
-            assert np.array_equal(rows[:, :ROW], plain[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW))
-            flags = np.flatnonzero(rows[:, ROW])
-            legal = game.legal_actions(state)
-            now = evaluation(state)
-            improves = any(CF <= a <= RF and game.is_progress(state, a) for a in legal) or any(
-                evaluation(_after(game, state, a)) > now for a in legal if a != DEAL
-            )
-            if improves or len(legal) > MOVE_SLOTS:
-                assert not flags.size and not rows[:, ROW + 1].any()
-            else:
-                found = lookahead(game, state, now)
-                expected = DEAL if found is None else found[0]
-                if expected in legal:
-                    assert flags.tolist() == [legal.index(expected)]
-                    gain = 0.0 if found is None else min((found[1] - now) / 200, 1.0)
-                    assert rows[flags[0], ROW + 1] == pytest.approx(gain)
-                    assert (found is None) or gain > 0
-                    marked += 1
-                else:  # no line, and no deal left: nothing to mark
-                    assert not flags.size
-            obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
-            done = terminated or truncated
+    for obs in random_positions(env, range(2), rng):
+        state = env.unwrapped.state
+        assert obs.shape == (MOVES_SEARCH_SIZE,) and obs.min() >= -1 and obs.max() <= 1
+        plain = game.observe(state, "moves")
+        assert np.array_equal(obs[:MOVES_GLOBAL], plain[:MOVES_GLOBAL])
+        rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
+        assert np.array_equal(rows[:, :ROW], plain[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW))
+        flags = np.flatnonzero(rows[:, ROW])
+        legal = game.legal_actions(state)
+        now = evaluation(state)
+        improves = any(CF <= a <= RF and game.is_progress(state, a) for a in legal) or any(
+            evaluation(_after(game, state, a)) > now for a in legal if a != DEAL
+        )
+        if improves or len(legal) > MOVE_SLOTS:
+            assert not flags.size and not rows[:, ROW + 1].any()
+        else:
+            found = lookahead(game, state, now)
+            expected = DEAL if found is None else found[0]
+            if expected in legal:
+                assert flags.tolist() == [legal.index(expected)]
+                gain = 0.0 if found is None else min((found[1] - now) / 200, 1.0)
+                assert rows[flags[0], ROW + 1] == pytest.approx(gain)
+                assert (found is None) or gain > 0
+                marked += 1
+            else:  # no line, and no deal left: nothing to mark
+                assert not flags.size
     assert marked > 0
 
 
