@@ -115,14 +115,14 @@ def test_remembered_terms_are_the_position_terms_and_the_lookahead_is_the_same_w
     assert searched > 5
 
 
-def random_positions(env: gym.Env, seeds: range, rng: np.random.Generator) -> Iterator[np.ndarray]:
-    """Play masked-random moves on each seed's deal; before each move yield the observation.
+def random_positions(env: gym.Env, seeds: range, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, dict]]:
+    """Play masked-random moves on each seed's deal; before each move yield the observation and info.
     ``env.unwrapped.state`` is the position meanwhile."""
     for seed in seeds:
         obs, info = env.reset(seed=seed)
         done = False
         while not done:
-            yield obs
+            yield obs, info
             obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
             done = terminated or truncated
 
@@ -160,21 +160,16 @@ def test_move_list_is_the_legal_moves_in_order_over_random_playouts(env_id):
     env = gym.make(env_id, obs_encoding="moves")
     game = env.unwrapped.game
     rng = np.random.default_rng(5)
-    for seed in range(3):
-        obs, info = env.reset(seed=seed)
-        done = False
-        while not done:
-            assert obs.shape == (MOVES_SIZE,) and obs.min() >= -1 and obs.max() <= 1
-            rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW)
-            listed = np.round(rows[:, 0] * NUM_ACTIONS).astype(int) - 1
-            legal = np.flatnonzero(info["action_mask"])
-            n = min(len(legal), MOVE_SLOTS)
-            assert listed[:n].tolist() == legal[:n].tolist()
-            assert not rows[n:].any()
-            assert obs[PLANES_SIZE + EXTRA - 1] == (len(legal) > MOVE_SLOTS)
-            assert np.array_equal(obs[:PLANES_SIZE], game.observe(env.unwrapped.state, "planes"))
-            obs, _, terminated, truncated, info = env.step(masked_random_action(rng, info["action_mask"]))
-            done = terminated or truncated
+    for obs, info in random_positions(env, range(3), rng):
+        assert obs.shape == (MOVES_SIZE,) and obs.min() >= -1 and obs.max() <= 1
+        rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW)
+        listed = np.round(rows[:, 0] * NUM_ACTIONS).astype(int) - 1
+        legal = np.flatnonzero(info["action_mask"])
+        n = min(len(legal), MOVE_SLOTS)
+        assert listed[:n].tolist() == legal[:n].tolist()
+        assert not rows[n:].any()
+        assert obs[PLANES_SIZE + EXTRA - 1] == (len(legal) > MOVE_SLOTS)
+        assert np.array_equal(obs[:PLANES_SIZE], game.observe(env.unwrapped.state, "planes"))
 
 
 @pytest.mark.parametrize("encoding", ["moves", "moves_search"])
@@ -233,7 +228,7 @@ def test_moves_search_is_the_moves_encoding_plus_the_lookahead(env_id):
     game = env.unwrapped.game
     rng = np.random.default_rng(11)
     marked = 0
-    for obs in random_positions(env, range(2), rng):
+    for obs, _ in random_positions(env, range(2), rng):
         state = env.unwrapped.state
         assert obs.shape == (MOVES_SEARCH_SIZE,) and obs.min() >= -1 and obs.max() <= 1
         plain = game.observe(state, "moves")
