@@ -233,24 +233,22 @@ def train(args: Args) -> Path:
 
 def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None:
     """Behaviour-clone the configured teacher into ``model`` and log it to ``pretrain.json``."""
-    from agents.imitation import collect, fit
+    from agents.imitation import collect, dagger, fit
 
     spec = config.pretrain
     seeds = range(spec.seed, spec.seed + spec.episodes)
     gamma = float(config.ppo.get("gamma", 0.99))
     print(f"pretraining: recording {spec.episodes} games of the {spec.teacher} teacher")
     demos = collect(config.env_id, config.env_kwargs, spec.teacher, seeds, gamma, jobs=spec.jobs)
+    fit_kwargs: dict[str, Any] = {
+        "batch_size": spec.batch_size,
+        "learning_rate": spec.learning_rate,
+        "value_coef": spec.value_coef,
+        "seed": seed,
+    }
     start = time.perf_counter()
-    history = fit(
-        model,
-        demos,
-        epochs=spec.epochs,
-        batch_size=spec.batch_size,
-        learning_rate=spec.learning_rate,
-        value_coef=spec.value_coef,
-        seed=seed,
-    )
-    record = {
+    history = fit(model, demos, epochs=spec.epochs, **fit_kwargs)
+    record: dict[str, Any] = {
         "teacher": spec.teacher,
         "episodes": spec.episodes,
         "decisions": len(demos),
@@ -259,9 +257,34 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
         "fit_seconds": time.perf_counter() - start,
         "epochs": history,
     }
-    (run_dir / "pretrain.json").write_text(json.dumps(record, indent=2))
     last = history[-1]
     print(f"pretrained on {len(demos)} decisions: accuracy {last['accuracy']:.3f}, value loss {last['value_loss']:.3f}")
+    if spec.dagger_rounds:
+        first = spec.seed + spec.episodes
+        rounds = [
+            range(first + r * spec.dagger_episodes, first + (r + 1) * spec.dagger_episodes)
+            for r in range(spec.dagger_rounds)
+        ]
+        print(f"DAgger: {spec.dagger_rounds} rounds of {spec.dagger_episodes} student games")
+        demos, record["dagger"] = dagger(
+            model,
+            demos,
+            config.env_id,
+            config.env_kwargs,
+            spec.teacher,
+            rounds,
+            gamma,
+            spec.jobs,
+            epochs=spec.dagger_epochs,
+            **fit_kwargs,
+        )
+        for r in record["dagger"]:
+            print(
+                f"DAgger round {r['round']}: the student scored {r['student_mean_score']:.2f} and played the "
+                f"teacher's move {100 * r['agreement']:.1f}% of the time; refitted on {r['rows']} decisions, "
+                f"accuracy {r['epochs'][-1]['accuracy']:.3f}"
+            )
+    (run_dir / "pretrain.json").write_text(json.dumps(record, indent=2))
 
 
 def _record_timing(run_dir: Path, timesteps: int, seconds: float) -> None:

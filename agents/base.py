@@ -28,6 +28,16 @@ class Agent(ABC):
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         """A legal action (``mask[action]`` is True)."""
 
+    def label(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        """The action this agent would take where another player is to move (DAgger's teacher).
+
+        :meth:`observe` is then told the move actually made. By default the same as :meth:`act`.
+        """
+        return self.act(env, obs, mask)
+
+    def observe(self, env: PatienceEnv, action: int) -> None:  # noqa: B027 - optional hook
+        """Told the move another player makes from the position last labelled (before it is made)."""
+
 
 class RandomAgent(Agent):
     """Uniform over the legal actions (masked random)."""

@@ -65,7 +65,7 @@ class ReportConfig:
 class PretrainConfig:
     """Behaviour cloning of a teacher before PPO (:mod:`agents.imitation`); ``episodes: 0`` skips it."""
 
-    teacher: str = "greedy"  # greedy, planner or solver (a privileged teacher: see agents.imitation)
+    teacher: str = "greedy"  # greedy, planner or solver (privileged: see agents.imitation); options: planner:margin=1
     episodes: int = 0  # teacher games to record
     seed: int = 2_000_000  # their deal seeds start here (apart from the eval and report deals)
     epochs: int = 10
@@ -73,6 +73,9 @@ class PretrainConfig:
     learning_rate: float = 1.0e-3
     value_coef: float = 0.5
     jobs: int = 1  # processes recording the teacher's games (the rows come back in seed order either way)
+    dagger_rounds: int = 0  # DAgger after cloning: rounds of the student's own games labelled by the teacher
+    dagger_episodes: int = 500  # student games per round (deals after the teacher's)
+    dagger_epochs: int = 4  # epochs of each round's fit on all rows so far
 
 
 @dataclasses.dataclass
@@ -225,16 +228,29 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
     for name in ("n_envs", "total_timesteps"):
         if getattr(config, name) < 1:
             raise ConfigError(f"{path}: {env_id}.{name} must be at least 1")
-    from agents.registry import TEACHERS
+    from agents.registry import TEACHERS, agent_options
 
-    if config.pretrain.episodes > 0 and config.pretrain.teacher not in TEACHERS:
-        raise ConfigError(
-            f"{path}: {env_id}.pretrain.teacher must be one of {', '.join(TEACHERS)}, got {config.pretrain.teacher!r}"
-        )
+    if config.pretrain.episodes > 0:
+        teacher = config.pretrain.teacher
+        if teacher.partition(":")[0] not in TEACHERS:
+            choices = ", ".join(TEACHERS)
+            raise ConfigError(f"{path}: {env_id}.pretrain.teacher must be one of {choices}, got {teacher!r}")
+        try:
+            agent_options(teacher)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: {env_id}.pretrain.teacher: {exc}") from None
     if config.pretrain.episodes > 0 and config.pretrain.epochs < 1:
         raise ConfigError(f"{path}: {env_id}.pretrain.epochs must be at least 1")
     if config.pretrain.jobs < 1:
         raise ConfigError(f"{path}: {env_id}.pretrain.jobs must be at least 1")
+    if config.pretrain.dagger_rounds < 0:
+        raise ConfigError(f"{path}: {env_id}.pretrain.dagger_rounds must be 0 or more")
+    if config.pretrain.dagger_rounds > 0:
+        for key in ("dagger_episodes", "dagger_epochs"):
+            if getattr(config.pretrain, key) < 1:
+                raise ConfigError(f"{path}: {env_id}.pretrain.{key} must be at least 1 when dagger_rounds is set")
+        if config.pretrain.episodes < 1:
+            raise ConfigError(f"{path}: {env_id}.pretrain.dagger_rounds needs pretrain.episodes (the first clone)")
     if config.report.model not in REPORT_MODELS:
         raise ConfigError(
             f"{path}: {env_id}.report.model must be one of {', '.join(REPORT_MODELS)}, got {config.report.model!r}"

@@ -152,6 +152,8 @@ def evaluate(
         if spec.startswith("ppo:"):
             # One model is "ppo"; several are told apart by their file names.
             agent.name = f"ppo:{Path(spec[4:]).stem}" if several_models else "ppo"
+        elif ":" in spec:
+            agent.name = spec  # a table agent with options, e.g. planner:margin=1
         results.append(play_episodes(env_id, agent, seeds, env_kwargs))
     return results
 
@@ -183,7 +185,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--agents",
         nargs="+",
         default=["random", "greedy"],
-        help="random, greedy, planner, solver (perfect knowledge: an upper bound), ppo:PATH",
+        help="random, greedy, planner, solver (perfect knowledge: an upper bound), ppo:PATH; "
+        "the table agents take options: planner:samples=12,margin=1",
     )
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0, help="first deal seed")

@@ -196,18 +196,20 @@ class GolfSolverAgent(Agent):
     def __init__(self, max_nodes: int | None = None) -> None:
         self.max_nodes = max_nodes
         self._plan: list[int] = []
-        self._planned_for: object = None
+        self._expected: GolfState | None = None  # the position the plan's next move is for
 
     def reset(self, seed: int | None = None) -> None:
         self._plan = []
-        self._planned_for = None
+        self._expected = None
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         game, hole = hole_in_play(env.game, env.state)
-        if self._planned_for is not hole or not self._plan:
+        if not self._plan or hole != self._expected:  # a new hole, or another player left the plan (DAgger)
             self._plan = solve(game, hole, self.max_nodes).moves
-            self._planned_for = hole
-        return self._plan.pop(0)
+        action = self._plan.pop(0)
+        self._expected = hole.copy()
+        game.apply(self._expected, action)
+        return action
 
 
 def main(argv: list[str] | None = None) -> int:

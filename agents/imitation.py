@@ -7,6 +7,13 @@ teacher's actions (cross-entropy over the legal actions) and its value head to
 the returns, so that PPO fine-tuning starts from the teacher's play with a
 critic that already knows what that play is worth.
 
+With DAgger (:func:`dagger`; Ross, Gordon and Bagnell, 2011) the fitted
+student then plays deals of its own and the teacher labels every position
+the student reaches; the policy is fitted again on everything recorded so
+far. Cloning alone only shows the student the teacher's own positions, so
+one early slip leads it where it has never been shown a move; DAgger shows
+it the positions its own slips lead to.
+
 The student sees only the observation. A perfect-knowledge teacher (``solver``)
 reads the hidden cards to *choose* its moves, but nothing hidden enters the
 student's inputs; this is learning from a privileged expert, and the run's
@@ -25,8 +32,10 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
+from agents.base import Agent
 from agents.evaluate import run_episode
 from agents.registry import make_agent
+from patience_gym.env import PatienceEnv
 
 #: Decisions sampled (per epoch) to measure how often the policy agrees with the teacher.
 ACCURACY_SAMPLE = 4096
@@ -42,9 +51,17 @@ class Demonstrations:
     returns: np.ndarray
     episode_scores: list[float]
     seconds: float
+    #: The action actually played at each row: the teacher's own (``actions``), or the student's under DAgger.
+    played: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
+
+    def agreement(self) -> float:
+        """Share of rows where the action played is the teacher's label (1.0 for the teacher's own games)."""
+        if self.played is None or not len(self):
+            return 1.0
+        return float(np.mean(self.played == self.actions))
 
 
 def collect(
@@ -54,8 +71,13 @@ def collect(
     seeds: Sequence[int],
     gamma: float = 1.0,
     jobs: int = 1,
+    student: str | None = None,
 ) -> Demonstrations:
     """Play the teacher on one deal per seed and record every decision.
+
+    With ``student`` (a saved MaskablePPO model) the student plays instead and
+    each row is the teacher's choice at the student's position (DAgger); the
+    returns are then those of the student's play, and ``played`` holds its moves.
 
     ``jobs > 1`` splits the seeds into that many contiguous blocks, each played
     in its own process; the rows come back in seed order, the same as with one job.
@@ -68,7 +90,7 @@ def collect(
     start = time.perf_counter()
     seeds = list(seeds)
     if jobs == 1 or len(seeds) < 2:
-        parts = [_record(env_id, env_kwargs, teacher, seeds, gamma)]
+        parts = [_record(env_id, env_kwargs, teacher, seeds, gamma, student)]
     else:
         import tempfile
         from multiprocessing import get_context
@@ -80,7 +102,10 @@ def collect(
             with get_context("spawn").Pool(len(blocks)) as pool:
                 parts = pool.starmap(
                     _record_to_file,
-                    [(env_id, env_kwargs, teacher, block, gamma, f) for block, f in zip(blocks, files, strict=True)],
+                    [
+                        (env_id, env_kwargs, teacher, block, gamma, f, student)
+                        for block, f in zip(blocks, files, strict=True)
+                    ],
                 )
             for part, f in zip(parts, files, strict=True):
                 part.obs = np.load(f, mmap_mode="r")
@@ -100,15 +125,52 @@ def _join(parts: list[Demonstrations], start: float) -> Demonstrations:
         returns=np.concatenate([p.returns for p in parts]),
         episode_scores=[score for p in parts for score in p.episode_scores],
         seconds=time.perf_counter() - start,
+        played=np.concatenate([p.actions if p.played is None else p.played for p in parts]),
     )
 
 
+class _LabelledStudent(Agent):
+    """Plays the student's move and keeps the teacher's choice at every position (DAgger's labels).
+
+    The teacher is told each move the student makes (:meth:`Agent.observe`), so one that
+    remembers what it has seen (the Puss planner remembers the packets taken up) remembers
+    the student's game, not the one it would have played.
+    """
+
+    name = "dagger"
+
+    def __init__(self, student: Agent, teacher: Agent) -> None:
+        self.student = student
+        self.teacher = teacher
+        self.labels: list[int] = []
+
+    def reset(self, seed: int | None = None) -> None:
+        self.student.reset(seed)
+        self.teacher.reset(seed)
+
+    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        self.labels.append(self.teacher.label(env, obs, mask))
+        action = self.student.act(env, obs, mask)
+        self.teacher.observe(env, action)
+        return action
+
+
 def _record(
-    env_id: str, env_kwargs: dict[str, Any], teacher: str, seeds: Sequence[int], gamma: float
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    teacher: str,
+    seeds: Sequence[int],
+    gamma: float,
+    student: str | None = None,
 ) -> Demonstrations:
     """One process's share of :func:`collect`."""
     env = gym.make(env_id, **env_kwargs)
-    agent = make_agent(teacher, env.unwrapped.game.name)  # type: ignore[attr-defined]
+    agent: Agent = make_agent(teacher, env.unwrapped.game.name)  # type: ignore[attr-defined]
+    labelled = None
+    if student is not None:
+        from agents.ppo import PPOAgent
+
+        agent = labelled = _LabelledStudent(PPOAgent(student), agent)
     obs_chunks: list[np.ndarray] = []  # one array per episode: no per-row object overhead
     mask_chunks: list[np.ndarray] = []
     actions: list[int] = []
@@ -128,21 +190,33 @@ def _record(
         actions.extend(m.action for m in moves)
         scores.append(float(moves[-1].info["score"]))
     env.close()
+    played = np.asarray(actions, dtype=np.int64)
     return Demonstrations(
         obs=_stack(obs_chunks),
         masks=np.concatenate(mask_chunks),
-        actions=np.asarray(actions, dtype=np.int64),
+        actions=played if labelled is None else np.asarray(labelled.labels, dtype=np.int64),
         returns=np.asarray(returns, dtype=np.float32),
         episode_scores=scores,
         seconds=time.perf_counter() - start,
+        played=played,
     )
 
 
 def _record_to_file(
-    env_id: str, env_kwargs: dict[str, Any], teacher: str, seeds: Sequence[int], gamma: float, obs_file: str
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    teacher: str,
+    seeds: Sequence[int],
+    gamma: float,
+    obs_file: str,
+    student: str | None = None,
 ) -> Demonstrations:
     """:func:`_record`, with the observations saved to ``obs_file`` (``.npy``) instead of returned."""
-    part = _record(env_id, env_kwargs, teacher, seeds, gamma)
+    if student is not None:
+        import torch as th
+
+        th.set_num_threads(1)  # one process per core already
+    part = _record(env_id, env_kwargs, teacher, seeds, gamma, student)
     np.save(obs_file, part.obs)
     part.obs = part.obs[:0]
     return part
@@ -162,6 +236,49 @@ def _stack(chunks: list[np.ndarray]) -> np.ndarray:
         out[at : at + len(chunk)] = chunk
         at += len(chunk)
     return out
+
+
+def dagger(
+    model: Any,
+    demos: Demonstrations,
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    teacher: str,
+    rounds: Sequence[Sequence[int]],
+    gamma: float = 1.0,
+    jobs: int = 1,
+    **fit_kwargs: Any,
+) -> tuple[Demonstrations, list[dict[str, Any]]]:
+    """DAgger after cloning: per round, the student plays one deal per seed of ``rounds[i]``,
+    the teacher labels its positions, and ``model`` is fitted (:func:`fit`) on all rows so far.
+
+    Returns the grown demonstrations (``demos`` itself is emptied: its rows move
+    into them) and one record per round: the student's own games (mean score) and
+    how often its move was the teacher's on them, measured before that round's fit.
+    """
+    import tempfile
+
+    records = []
+    for number, seeds in enumerate(rounds, start=1):
+        with tempfile.TemporaryDirectory(prefix="patience_gym_dagger_") as folder:
+            path = str(Path(folder) / "student.zip")
+            model.save(path)
+            played = collect(env_id, env_kwargs, teacher, seeds, gamma, jobs, student=path)
+        record: dict[str, Any] = {
+            "round": number,
+            "episodes": len(played.episode_scores),
+            "decisions": len(played),
+            "student_mean_score": float(np.mean(played.episode_scores)),
+            "agreement": played.agreement(),
+            "record_seconds": played.seconds,
+        }
+        start = time.perf_counter()
+        demos = _join([demos, played], start)
+        record["rows"] = len(demos)
+        record["epochs"] = fit(model, demos, **fit_kwargs)
+        record["fit_seconds"] = time.perf_counter() - start
+        records.append(record)
+    return demos, records
 
 
 def fit(

@@ -45,8 +45,26 @@ def _load(target: str) -> type[Agent]:
     return agent_cls
 
 
+def agent_options(spec: str) -> dict[str, float | None]:
+    """The ``name=value`` options of a spec such as ``planner:samples=12,margin=1`` (numbers, or ``none``)."""
+    kind, _, arg = spec.partition(":")
+    options: dict[str, float | None] = {}
+    for item in filter(None, arg.split(",")):
+        name, eq, text = item.partition("=")
+        if not eq or not name.isidentifier():
+            raise ValueError(f"agent {spec!r}: options are name=value, got {item!r}")
+        try:
+            options[name] = None if text.lower() == "none" else float(text)
+        except ValueError:
+            raise ValueError(f"agent {spec!r}: option {name} must be a number or none, got {text!r}") from None
+    return options
+
+
 def make_agent(spec: str, game_name: str, seed: int | None = None) -> Agent:
-    """An agent from a spec: ``random``, ``greedy``, ``solver``, ``planner`` or ``ppo:PATH``."""
+    """An agent from a spec: ``random``, ``greedy``, ``solver``, ``planner`` or ``ppo:PATH``.
+
+    The table agents take their constructor's options after a colon: ``planner:samples=12,margin=1``.
+    """
     kind, _, arg = spec.partition(":")
     if kind == "random":
         return RandomAgent(seed)
@@ -55,7 +73,12 @@ def make_agent(spec: str, game_name: str, seed: int | None = None) -> Agent:
         target = table.get(game_name)
         if target is None:
             raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
-        return _load(target)()
+        options = {k: int(v) if v is not None and v.is_integer() else v for k, v in agent_options(spec).items()}
+        agent_cls = _load(target)
+        try:
+            return agent_cls(**options)
+        except TypeError as exc:
+            raise ValueError(f"agent {spec!r}: {agent_cls.__name__} does not take these options ({exc})") from None
     if kind == "ppo":
         if not arg:
             raise ValueError("the ppo agent needs a model path: ppo:PATH")

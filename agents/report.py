@@ -99,11 +99,19 @@ def _pretrain_lines(run_dir: Path) -> list[str]:
         return []
     record = json.loads(path.read_text())
     last = record["epochs"][-1]  # load_config makes a warm start fit at least one epoch
-    return [
+    lines = [
         f"Warm start (included in that time): behaviour cloning of {record['episodes']} {record['teacher']} games "
         f"({record['decisions']} decisions, teacher mean score {record['teacher_mean_score']:.2f}); the policy "
         f"picked the teacher's move on {100 * last['accuracy']:.1f}% of sampled decisions after cloning."
     ]
+    for r in record.get("dagger", []):
+        lines.append(
+            f"DAgger round {r['round']}: on {r['episodes']} games of its own the student scored "
+            f"{r['student_mean_score']:.2f} and played the {record['teacher']}'s move at "
+            f"{100 * r['agreement']:.1f}% of its positions; refitted on those positions with the teacher's "
+            f"labels added ({100 * r['epochs'][-1]['accuracy']:.1f}% of sampled decisions then agreed)."
+        )
+    return lines
 
 
 def machine_description() -> str:

@@ -44,14 +44,21 @@ def clone(
     env_kwargs: dict[str, Any],
     config: str | None = None,
     jobs: int = 1,
+    dagger_rounds: int = 0,
+    dagger_episodes: int = 500,
+    dagger_epochs: int = 4,
 ) -> dict[str, Any]:
-    """Record, fit, evaluate; one result row (the student's network from ``config`` when given)."""
+    """Record, fit, evaluate; one result row (the student's network from ``config`` when given).
+
+    ``dagger_rounds`` adds rounds of DAgger (:func:`agents.imitation.dagger`) after the clone,
+    on the deals that follow the teacher's.
+    """
     import torch as th
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
     from agents.evaluate import evaluate, play_episodes
-    from agents.imitation import collect, fit
+    from agents.imitation import collect, dagger, fit
     from agents.ppo import PPOAgent
 
     th.manual_seed(seed)
@@ -78,6 +85,15 @@ def clone(
     start = time.perf_counter()
     history = fit(model, demos, epochs=epochs, seed=seed)
     fit_seconds = time.perf_counter() - start
+    rounds: list[dict[str, Any]] = []
+    if dagger_rounds:
+        first = DEMO_SEED + episodes
+        seeds = [range(first + r * dagger_episodes, first + (r + 1) * dagger_episodes) for r in range(dagger_rounds)]
+        demos, rounds = dagger(
+            model, demos, env_id, env_kwargs, teacher, seeds, jobs=jobs, epochs=dagger_epochs, seed=seed
+        )
+        for r in rounds:
+            del r["epochs"][:-1]  # the row keeps each round's last epoch
 
     teacher_summary = evaluate(env_id, [teacher], eval_episodes, 0, env_kwargs)[0]
     student_summary = play_episodes(env_id, PPOAgent(model), range(eval_episodes), env_kwargs)
@@ -90,7 +106,9 @@ def clone(
         "net_arch": net_arch,
         "network": network,
         "encoding": env_kwargs.get("obs_encoding", "ids"),
-        "accuracy": history[-1]["accuracy"],
+        "accuracy": (rounds[-1]["epochs"][-1] if rounds else history[-1])["accuracy"],
+        "dagger_episodes": dagger_episodes if rounds else 0,
+        "dagger": rounds,
         "record_seconds": demos.seconds,
         "fit_seconds": fit_seconds,
         "eval_episodes": eval_episodes,
@@ -108,6 +126,8 @@ def to_markdown(rows: list[dict[str, Any]]) -> str:
         f"teacher's moves on deals from seed {DEMO_SEED}, then played deterministically on the evaluation "
         "deals (seeds 0..N-1) beside the teacher. `solver` sees the hidden cards; its student does not. "
         "Accuracy: share of sampled training decisions where the student's top move is the teacher's. "
+        "`+ R x N DAgger`: R rounds in which the cloned student played N deals of its own, the teacher "
+        "labelled its positions, and the student was fitted again on all the rows (`--dagger-rounds`). "
         "Student: an MLP over the `planes` encoding, or the network and encoding of the config named.",
         "",
         "| env | teacher | student | teacher games | decisions | epochs | accuracy | eval deals | teacher score "
@@ -116,7 +136,7 @@ def to_markdown(rows: list[dict[str, Any]]) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {r['env'].split('/')[-1]} | {r['teacher']} | {_network(r)} | {r['episodes']:,} | {r['decisions']:,} "
+            f"| {r['env'].split('/')[-1]} | {r['teacher']} | {_network(r)} | {_games(r)} | {r['decisions']:,} "
             f"| {r['epochs']} "
             f"| {100 * r['accuracy']:.1f}% | {r['eval_episodes']} "
             f"| {r['teacher_score'][0]:.2f} ± {r['teacher_score'][1]:.2f} "
@@ -126,19 +146,26 @@ def to_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _games(row: dict[str, Any]) -> str:
+    """The teacher's games, and the student's own games DAgger labelled (if any)."""
+    rounds = row.get("dagger", [])
+    own = f" + {len(rounds)} x {row['dagger_episodes']:,} DAgger" if rounds else ""
+    return f"{row['episodes']:,}{own}"
+
+
 def _network(row: dict[str, Any]) -> str:
     """The student's network (rows saved before ``--config`` existed were all MLPs over ``planes``)."""
     return row.get("network", "MLP " + "x".join(map(str, row["net_arch"])))
 
 
-def _key(row: dict[str, Any]) -> tuple[str, str, int, str]:
-    return row["env"], row["teacher"], row["episodes"], _network(row)
+def _key(row: dict[str, Any]) -> tuple[str, str, int, str, int]:
+    return row["env"], row["teacher"], row["episodes"], _network(row), len(row.get("dagger", []))
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", default="patience_gym/Golf-v0")
-    parser.add_argument("--teacher", default="greedy", choices=TEACHERS)
+    parser.add_argument("--teacher", default="greedy", help=f"{', '.join(TEACHERS)}, with options: planner:margin=1")
     parser.add_argument("--episodes", type=int, default=3000, help="teacher games to clone")
     parser.add_argument("--eval-episodes", type=int, default=500)
     parser.add_argument("--epochs", type=int, default=10)
@@ -146,8 +173,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--config", help="a training config whose env, encoding and network the student uses")
     parser.add_argument("--jobs", type=int, default=1, help="processes recording the teacher's games")
+    parser.add_argument("--dagger-rounds", type=int, default=0, help="DAgger rounds after the clone")
+    parser.add_argument("--dagger-episodes", type=int, default=500, help="student games per DAgger round")
+    parser.add_argument("--dagger-epochs", type=int, default=4, help="epochs of each DAgger round's fit")
     parser.add_argument("--merge", action="store_true", help="only rebuild the table from the saved rows")
     args = parser.parse_args(argv)
+    if args.teacher.partition(":")[0] not in TEACHERS:
+        parser.error(f"--teacher must be one of {', '.join(TEACHERS)}, got {args.teacher!r}")
     saved = RESULTS / "imitation.json"
     rows: list[dict[str, Any]] = json.loads(saved.read_text()) if saved.is_file() else []
     if not args.merge:
@@ -163,6 +195,9 @@ def main(argv: list[str] | None = None) -> None:
             {"obs_encoding": "planes"},
             args.config,
             args.jobs,
+            args.dagger_rounds,
+            args.dagger_episodes,
+            args.dagger_epochs,
         )
         rows = [r for r in rows if _key(r) != _key(row)] + [row]
     write_results("imitation", rows, to_markdown(rows))

@@ -75,7 +75,10 @@ def _env_label(run: dict) -> str:
 def _training(run: dict) -> str:
     text = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min"
     if run.get("pretrain"):
-        text += f" (incl. cloning {run['pretrain']['episodes']:,} {run['pretrain']['teacher']} games)"
+        pretrain = run["pretrain"]
+        rounds = pretrain.get("dagger", [])
+        dagger = f" and {len(rounds)} DAgger rounds of {rounds[0]['episodes']:,} games" if rounds else ""
+        text += f" (incl. cloning {pretrain['episodes']:,} {pretrain['teacher']} games{dagger})"
     chosen = run.get("ppo_model", {})
     if chosen.get("model") == "best":
         text += f"; plays the best held-out checkpoint (step {chosen['best_step']:,})"

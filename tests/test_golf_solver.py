@@ -191,6 +191,28 @@ def test_solver_agent_in_the_evaluation_tool_scores_the_solved_minimum() -> None
     assert rounds.scores[0] == sum(solve(hole_game, hole_game.from_deal(codes(d))).score for d in deals)
 
 
+def test_solver_agent_replans_when_another_player_leaves_its_line() -> None:
+    """As DAgger's teacher the solver labels positions its own plan never reaches."""
+    from agents.golf_solver import GolfSolverAgent
+
+    game = Golf()
+    env: Any = gym.make("patience_gym/Golf-v0").unwrapped
+    env.reset(seed=4)
+    agent = GolfSolverAgent()
+    rng = np.random.default_rng(0)
+    left_the_line = False
+    while not game.is_over(env.state):
+        mask = game.legal_mask(env.state)
+        best = agent.act(env, np.zeros(1), mask)
+        assert mask[best]
+        assert best == solve(game, env.state).moves[0]
+        legal = np.flatnonzero(mask)
+        other = int(legal[rng.integers(len(legal))])
+        left_the_line |= other != best
+        game.apply(env.state, other)
+    assert left_the_line
+
+
 def test_benchmark_script_writes_results_and_counts_unproven_solves(tmp_path) -> None:
     benchmark.main(["--deals", "9", "--rounds", "1", "--max-nodes", "300", "--out", str(tmp_path)])
     data = json.loads((tmp_path / "golf_solver.json").read_text())

@@ -11,7 +11,7 @@ import yaml
 
 import train
 from agents.config import ConfigError, load_config
-from agents.imitation import collect, fit
+from agents.imitation import collect, dagger, fit
 from agents.registry import make_agent
 
 GOLF = "patience_gym/Golf-v0"
@@ -79,6 +79,71 @@ def test_fit_learns_to_copy_the_teacher():
     assert history[-1]["accuracy"] > max(0.8, before["accuracy"] + 0.15)
 
 
+def _golf_model():
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    return MaskablePPO(
+        "MlpPolicy",
+        make_vec_env(GOLF, n_envs=1, env_kwargs={"render_mode": None, **KWARGS}),
+        policy_kwargs={"net_arch": [32]},
+        seed=0,
+        device="cpu",
+    )
+
+
+def test_student_games_are_the_students_moves_labelled_by_the_teacher(tmp_path):
+    from agents.ppo import PPOAgent
+
+    model = _golf_model()
+    path = str(tmp_path / "student.zip")
+    model.save(path)
+    played = collect(GOLF, KWARGS, "greedy", seeds=[5, 6], gamma=1.0, student=path)
+    student = PPOAgent(path)
+    teacher = make_agent("greedy", "golf")
+    env = gym.make(GOLF, **KWARGS)
+    row = 0
+    for seed in (5, 6):
+        obs, info = env.reset(seed=seed)
+        first, total, done = row, 0.0, False
+        while not done:
+            mask = info["action_mask"].astype(bool)
+            assert np.array_equal(played.obs[row], obs) and np.array_equal(played.masks[row], mask)
+            assert played.actions[row] == teacher.act(env.unwrapped, obs, mask)  # the label: the teacher's move
+            assert played.played[row] == student.act(env.unwrapped, obs, mask)  # the move made: the student's
+            obs, reward, terminated, truncated, info = env.step(int(played.played[row]))
+            total += float(reward)
+            done = terminated or truncated
+            row += 1
+        assert played.returns[first] == pytest.approx(total)  # the return of the student's play
+    assert row == len(played)
+    # An untrained student strays from the teacher; the teacher's own games agree with themselves.
+    assert 0.0 < played.agreement() < 1.0
+    assert collect(GOLF, KWARGS, "greedy", seeds=[5]).agreement() == 1.0
+    # Two processes give the same rows.
+    both = collect(GOLF, KWARGS, "greedy", seeds=[5, 6], gamma=1.0, student=path, jobs=2)
+    for field in ("obs", "masks", "actions", "played", "returns"):
+        assert np.array_equal(getattr(played, field), getattr(both, field)), field
+
+
+def test_dagger_adds_the_students_positions_and_refits():
+    model = _golf_model()
+    demos = collect(GOLF, KWARGS, "greedy", seeds=range(10), gamma=1.0)
+    fit(model, demos, epochs=3)
+    first = len(demos)
+    grown, records = dagger(
+        model, demos, GOLF, KWARGS, "greedy", [range(100, 104), range(104, 108)], gamma=1.0, epochs=2
+    )
+    assert [r["round"] for r in records] == [1, 2] and all(r["episodes"] == 4 for r in records)
+    assert len(grown) == first + sum(r["decisions"] for r in records)
+    assert [r["rows"] for r in records] == [first + records[0]["decisions"], len(grown)]
+    assert all(0.0 <= r["agreement"] <= 1.0 and len(r["epochs"]) == 2 for r in records)
+    # The first rows are the teacher's own games; the rest are labels at the student's positions.
+    assert np.array_equal(grown.played[:first], grown.actions[:first])
+    assert grown.agreement() < 1.0 or all(r["agreement"] == 1.0 for r in records)
+    assert len(demos) == first and demos.obs.shape[0] == 0  # the rows moved into the grown set
+
+
 def test_train_pretrains_then_fine_tunes(tmp_path):
     config = {
         GOLF: {
@@ -101,6 +166,15 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
     assert record["teacher"] == "greedy" and record["episodes"] == 4
     assert record["decisions"] > 4 * 20 and len(record["epochs"]) == 2
     assert "behaviour cloning of 4 greedy games" in (run_dir / "report.md").read_text()
+    assert "dagger" not in record
+    # With DAgger: one round of 3 student games after the clone, logged and reported.
+    config[GOLF]["pretrain"].update({"dagger_rounds": 1, "dagger_episodes": 3, "dagger_epochs": 1})
+    path.write_text(yaml.safe_dump(config))
+    dagger_dir = tmp_path / "dagger"
+    assert train.main(["--config", str(path), "--run-dir", str(dagger_dir), "--no-progress-bar"]) == 0
+    rounds = json.loads((dagger_dir / "pretrain.json").read_text())["dagger"]
+    assert len(rounds) == 1 and rounds[0]["episodes"] == 3 and len(rounds[0]["epochs"]) == 1
+    assert "DAgger round 1: on 3 games of its own" in (dagger_dir / "report.md").read_text()
     # --pretrain-episodes 0 skips it.
     other = tmp_path / "other"
     args = ["--config", str(path), "--run-dir", str(other), "--no-progress-bar", "--pretrain-episodes", "0"]
@@ -119,6 +193,17 @@ def test_unknown_teacher_is_a_config_error(tmp_path):
     path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", "episode": 3}}}))
     with pytest.raises(ConfigError, match=r"unknown key patience_gym/Golf-v0.pretrain.episode"):
         load_config(path)
+    for bad, message in (
+        ({"episodes": 3, "teacher": "oracle:margin=1"}, r"pretrain.teacher must be one of greedy"),
+        ({"episodes": 3, "teacher": "planner:margin=big"}, r"pretrain.teacher: agent 'planner:margin=big'"),
+        ({"episodes": 3, "dagger_rounds": -1}, r"pretrain.dagger_rounds must be 0 or more"),
+        ({"episodes": 3, "dagger_rounds": 1, "dagger_episodes": 0}, r"pretrain.dagger_episodes must be at least 1"),
+        ({"episodes": 3, "dagger_rounds": 1, "dagger_epochs": 0}, r"pretrain.dagger_epochs must be at least 1"),
+        ({"episodes": 0, "dagger_rounds": 1}, r"pretrain.dagger_rounds needs pretrain.episodes"),
+    ):
+        path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", **bad}}}))
+        with pytest.raises(ConfigError, match=message):
+            load_config(path)
 
 
 def test_stack_concatenates_and_lets_go_of_the_chunks():

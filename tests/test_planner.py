@@ -109,6 +109,29 @@ def test_puss_planner_remembers_the_redeal_it_made() -> None:
     assert list(planner.recalled_order(game, state, unseen) or []) == list(state.pack[state.pos :])
 
 
+def test_puss_planner_labelling_another_players_game_remembers_that_players_take_up() -> None:
+    """As DAgger's teacher: ``label`` remembers nothing, ``observe`` remembers the move actually made."""
+    game = PussInTheCorner()
+    planner = PussPlanner(samples=1, max_seconds=None, depth=5)
+    planner.reset(0)
+    state = game.init(np.random.default_rng(11))
+    rng = np.random.default_rng(3)
+    differed = False
+    while state.pass_no == 1 and not game.is_over(state):
+        env: Any = SimpleNamespace(game=game, state=state)
+        mask = game.legal_mask(state)
+        label = planner.label(env, np.zeros(1), mask)
+        assert mask[label]
+        legal = np.flatnonzero(mask)
+        other = int(legal[rng.integers(len(legal))])  # another player's move
+        differed |= other != label
+        planner.observe(env, other)
+        game.apply(state, other)
+    assert state.pass_no == 2 and differed
+    unseen = planner.unseen(game, state)
+    assert list(planner.recalled_order(game, state, unseen) or []) == list(state.pack[state.pos :])
+
+
 def test_golf_planner_is_deterministic_under_a_seed() -> None:
     game = Golf()
     runs = []
@@ -172,3 +195,18 @@ def test_evaluate_reports_the_planner(env_id: str) -> None:
 def test_registry_has_a_planner_for_every_game() -> None:
     for name in ("golf", "golf_round", "puss_in_the_corner", "miss_milligan", "giant", "miss_milligan_pocket"):
         assert isinstance(make_agent("planner", name), DeterminizationPlanner)
+
+
+def test_agent_specs_take_constructor_options() -> None:
+    planner = make_agent("planner:samples=3,margin=1.5,max_seconds=none", "puss_in_the_corner")
+    assert isinstance(planner, PussPlanner)
+    assert (planner.samples, planner.margin, planner.max_seconds) == (3, 1.5, None)
+    for spec, message in (
+        ("planner:bogus=1", r"PussPlanner does not take these options"),
+        ("planner:margin", r"options are name=value, got 'margin'"),
+        ("planner:margin=big", r"option margin must be a number or none, got 'big'"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            make_agent(spec, "puss_in_the_corner")
+    (summary,) = evaluate("patience_gym/PussInTheCorner-v0", ["planner:samples=1"], episodes=1)
+    assert summary.agent == "planner:samples=1"

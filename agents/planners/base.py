@@ -64,19 +64,25 @@ class DeterminizationPlanner(Agent):
         self._rng = np.random.default_rng(seed)
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        choice = self.label(env, obs, mask)
+        self.observe(env, choice)
+        return choice
+
+    def label(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        """The planner's choice, remembering nothing: what it sees is remembered by :meth:`observe`."""
         game, state = self.position(env)
         legal = [int(a) for a in np.flatnonzero(mask)]
         if len(legal) == 1:
-            choice = legal[0]
-        else:
-            shortcut = self.shortcut(game, state, legal)
-            if shortcut is not None:
-                choice = shortcut
-            else:
-                candidates = self.candidates(game, state, legal)
-                choice = candidates[0] if len(candidates) == 1 else self.search(game, state, candidates)
-        self.chosen(game, state, choice)
-        return choice
+            return legal[0]
+        shortcut = self.shortcut(game, state, legal)
+        if shortcut is not None:
+            return shortcut
+        candidates = self.candidates(game, state, legal)
+        return candidates[0] if len(candidates) == 1 else self.search(game, state, candidates)
+
+    def observe(self, env: PatienceEnv, action: int) -> None:
+        game, state = self.position(env)
+        self.chosen(game, state, action)
 
     # --- the shared mechanism -------------------------------------------
     def unseen(self, game: Any, state: Any) -> list[int]:

@@ -41,8 +41,14 @@ class PussPlanner(DeterminizationPlanner):
 
     deck = Counter(range(52))
 
-    def __init__(self, samples: int = SAMPLES, max_seconds: float | None = MAX_SECONDS, depth: int | None = DEPTH):
-        super().__init__(samples, max_seconds)
+    def __init__(
+        self,
+        samples: int = SAMPLES,
+        max_seconds: float | None = MAX_SECONDS,
+        depth: int | None = DEPTH,
+        margin: float = 0.0,
+    ):
+        super().__init__(samples, max_seconds, margin)
         self.depth = depth
         self._taken: list[int] = []  # the packets taken up for the redeal, in order (what was seen)
 
