@@ -25,6 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import yaml
 
 from agents.config import (
@@ -121,14 +122,27 @@ def latest_checkpoint(run_dir: Path) -> Path:
     return path
 
 
-def make_envs(config: TrainConfig, n_envs: int, seed: int, vec: str, monitor_dir: Path | None = None) -> Any:
-    """The vectorised training envs (Monitor-wrapped, masks reachable through the wrappers)."""
+def make_envs(
+    config: TrainConfig,
+    n_envs: int,
+    seed: int,
+    vec: str,
+    monitor_dir: Path | None = None,
+    cycle: int | None = None,
+) -> Any:
+    """The vectorised training envs (Monitor-wrapped, masks reachable through the wrappers).
+
+    With ``cycle`` (one env) the deals are seeds ``seed .. seed + cycle - 1`` over and over
+    (:class:`CycledDeals`): what the held-out evaluations need.
+    """
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     import patience_gym  # noqa: F401 - registers the envs
 
     vec_cls = SubprocVecEnv if vec == "subproc" else DummyVecEnv
+    if cycle is not None and n_envs != 1:
+        raise ValueError("cycled deals need a single env")
     return make_vec_env(
         config.env_id,
         n_envs=n_envs,
@@ -137,7 +151,28 @@ def make_envs(config: TrainConfig, n_envs: int, seed: int, vec: str, monitor_dir
         vec_env_cls=vec_cls,
         monitor_dir=str(monitor_dir) if monitor_dir else None,
         monitor_kwargs={"info_keywords": ("score",)},
+        wrapper_class=None if cycle is None else CycledDeals,  # type: ignore[arg-type]
+        wrapper_kwargs=None if cycle is None else {"first": seed, "count": cycle},
     )
+
+
+class CycledDeals(gym.Wrapper):  # type: ignore[type-arg]
+    """Deals seeds ``first .. first + count - 1`` in turn, then again from ``first``.
+
+    A vectorised env is seeded once, at its first reset; after that each deal comes from
+    the env's random stream. So without this, every held-out evaluation would play new
+    deals, and evaluations (and ``report: {model: best}``, which picks among them) would
+    compare policies on different deals.
+    """
+
+    def __init__(self, env: gym.Env, first: int, count: int) -> None:  # type: ignore[type-arg]
+        super().__init__(env)
+        self.first, self.count, self._next = first, count, 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        deal = self.first + self._next % self.count
+        self._next += 1
+        return self.env.reset(seed=deal, options=options)
 
 
 def train(args: Args) -> Path:
@@ -194,7 +229,7 @@ def train(args: Args) -> Path:
         )
     ]
     if config.eval.freq > 0:
-        eval_env = make_envs(config, 1, config.eval.seed, "dummy")
+        eval_env = make_envs(config, 1, config.eval.seed, "dummy", cycle=config.eval.episodes)
         callbacks.append(
             MaskableEvalCallback(
                 eval_env,

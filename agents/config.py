@@ -46,7 +46,7 @@ class EvalConfig:
 
     freq: int = 20_000  # env steps between evaluations (0: none)
     episodes: int = 50
-    seed: int = 1_000_000  # held-out deal seeds start here
+    seed: int = 1_000_000  # every evaluation plays the deals of seeds seed .. seed + episodes - 1
 
 
 @dataclasses.dataclass

@@ -69,6 +69,36 @@ def test_report_can_play_the_best_held_out_checkpoint(tmp_path):
     assert f"saved at step {chosen['best_step']:,}" in (run_dir / "report.md").read_text()
 
 
+def test_every_held_out_evaluation_plays_the_same_deals():
+    """The eval env deals seeds eval.seed .. eval.seed + episodes - 1, whatever the resets in between."""
+    import numpy as np
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+
+    config = load_config(Path("configs/golf.yaml"))
+    envs = train.make_envs(config, 1, 1_000_000, "dummy", cycle=3)
+    single = gym.make(config.env_id, **config.env_kwargs)
+    model = MaskablePPO("MlpPolicy", envs, seed=0, device="cpu")
+    first = envs.reset()[0]
+    assert np.array_equal(first, single.reset(seed=1_000_000)[0])
+    runs = [sorted(evaluate_policy(model, envs, n_eval_episodes=3, return_episode_rewards=True)[0]) for _ in range(3)]
+    assert runs[0] == runs[1] == runs[2]
+    # Those deals are the three seeds, played by the same deterministic policy.
+    expected = []
+    for seed in range(1_000_000, 1_000_003):
+        obs, info = single.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            action, _ = model.predict(obs, action_masks=info["action_mask"], deterministic=True)
+            obs, reward, terminated, truncated, info = single.step(int(action))
+            total += float(reward)
+            done = terminated or truncated
+        expected.append(total)
+    assert runs[0] == sorted(expected)
+    with pytest.raises(ValueError, match="single env"):
+        train.make_envs(config, 2, 0, "dummy", cycle=3)
+
+
 def test_resume_continues_the_timestep_count_and_the_learning_rate_schedule(tmp_path):
     from sb3_contrib import MaskablePPO
 
