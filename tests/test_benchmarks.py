@@ -194,3 +194,17 @@ def test_imitation_student_can_take_its_network_from_a_config():
     table = to_markdown([old, row])
     assert "| Golf-v0 | greedy | MLP 256x256 |" in table
     assert "| Golf-v0 | greedy | `configs/golf_moves.yaml` |" in table
+
+
+def test_imitation_with_dagger_rounds_reports_them():
+    from benchmarks.imitation import _key, clone, to_markdown
+
+    kwargs = {"obs_encoding": "planes"}
+    row = clone("patience_gym/Golf-v0", "greedy", 3, 2, 1, [8], 0, kwargs, None, 1, 2, 2, 1)
+    assert [r["round"] for r in row["dagger"]] == [1, 2] and all(r["episodes"] == 2 for r in row["dagger"])
+    assert all(len(r["epochs"]) == 1 for r in row["dagger"])  # each round's last epoch only
+    assert row["accuracy"] == row["dagger"][-1]["epochs"][-1]["accuracy"]
+    assert row["decisions"] == row["dagger"][-1]["rows"]
+    assert "| Golf-v0 | greedy | MLP 8 | 3 + 2 x 2 DAgger |" in to_markdown([row])
+    plain = clone("patience_gym/Golf-v0", "greedy", 3, 2, 1, [8], 0, kwargs)
+    assert _key(plain) != _key(row)  # a DAgger row does not replace the plain clone's
