@@ -268,7 +268,7 @@ def train(args: Args) -> Path:
 
 def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None:
     """Behaviour-clone the configured teacher into ``model`` and log it to ``pretrain.json``."""
-    from agents.imitation import collect, dagger, fit
+    from agents.imitation import collect, dagger, fit, round_seeds
 
     spec = config.pretrain
     seeds = range(spec.seed, spec.seed + spec.episodes)
@@ -295,11 +295,7 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
     last = history[-1]
     print(f"pretrained on {len(demos)} decisions: accuracy {last['accuracy']:.3f}, value loss {last['value_loss']:.3f}")
     if spec.dagger_rounds:
-        first = spec.seed + spec.episodes
-        rounds = [
-            range(first + r * spec.dagger_episodes, first + (r + 1) * spec.dagger_episodes)
-            for r in range(spec.dagger_rounds)
-        ]
+        rounds = round_seeds(spec.seed + spec.episodes, spec.dagger_rounds, spec.dagger_episodes)
         print(f"DAgger: {spec.dagger_rounds} rounds of {spec.dagger_episodes} student games")
         demos, record["dagger"] = dagger(
             model,

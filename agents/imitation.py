@@ -238,6 +238,11 @@ def _stack(chunks: list[np.ndarray]) -> np.ndarray:
     return out
 
 
+def round_seeds(first: int, rounds: int, episodes: int) -> list[range]:
+    """The deal seeds of each DAgger round: ``episodes`` consecutive seeds a round, from ``first``."""
+    return [range(first + r * episodes, first + (r + 1) * episodes) for r in range(rounds)]
+
+
 def dagger(
     model: Any,
     demos: Demonstrations,

@@ -58,7 +58,7 @@ def clone(
     from stable_baselines3.common.env_util import make_vec_env
 
     from agents.evaluate import evaluate, play_episodes
-    from agents.imitation import collect, dagger, fit
+    from agents.imitation import collect, dagger, fit, round_seeds
     from agents.ppo import PPOAgent
 
     th.manual_seed(seed)
@@ -87,8 +87,7 @@ def clone(
     fit_seconds = time.perf_counter() - start
     rounds: list[dict[str, Any]] = []
     if dagger_rounds:
-        first = DEMO_SEED + episodes
-        seeds = [range(first + r * dagger_episodes, first + (r + 1) * dagger_episodes) for r in range(dagger_rounds)]
+        seeds = round_seeds(DEMO_SEED + episodes, dagger_rounds, dagger_episodes)
         demos, rounds = dagger(
             model, demos, env_id, env_kwargs, teacher, seeds, jobs=jobs, epochs=dagger_epochs, seed=seed
         )

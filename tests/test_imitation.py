@@ -11,7 +11,7 @@ import yaml
 
 import train
 from agents.config import ConfigError, load_config
-from agents.imitation import collect, dagger, fit
+from agents.imitation import collect, dagger, fit, round_seeds
 from agents.registry import make_agent
 
 GOLF = "patience_gym/Golf-v0"
@@ -131,9 +131,9 @@ def test_dagger_adds_the_students_positions_and_refits():
     demos = collect(GOLF, KWARGS, "greedy", seeds=range(10), gamma=1.0)
     fit(model, demos, epochs=3)
     first = len(demos)
-    grown, records = dagger(
-        model, demos, GOLF, KWARGS, "greedy", [range(100, 104), range(104, 108)], gamma=1.0, epochs=2
-    )
+    rounds = round_seeds(100, 2, 4)
+    assert rounds == [range(100, 104), range(104, 108)]
+    grown, records = dagger(model, demos, GOLF, KWARGS, "greedy", rounds, gamma=1.0, epochs=2)
     assert [r["round"] for r in records] == [1, 2] and all(r["episodes"] == 4 for r in records)
     assert len(grown) == first + sum(r["decisions"] for r in records)
     assert [r["rows"] for r in records] == [first + records[0]["decisions"], len(grown)]
