@@ -8,7 +8,7 @@ action mask + observation tensor + apply; only its player moves count as
 steps (its chance moves, which turn cards, are applied but not counted).
 
 Besides each env's default observation, the encodings that the PPO configs
-train on (``ENCODINGS``: ``runs``, ``moves``, ``moves_search``, ``moves_replay``) are timed
+train on (``ENCODINGS``: ``runs``, ``moves``, ``moves_search``, ``moves_replay``, ``moves_replay_all``) are timed
 the same way; their observation is where most of their per-step work is.
 
 Usage: ``python -m benchmarks.env_speed [--seconds 5] [--env ID ...] [--no-encodings] [--json out.json]``
@@ -51,6 +51,7 @@ ENCODINGS = [
     ("patience_gym/MissMilliganPocket-v0", "moves_search"),
     ("patience_gym/PussInTheCorner-v0", "moves"),
     ("patience_gym/PussInTheCorner-v0", "moves_replay"),
+    ("patience_gym/PussInTheCorner-v0", "moves_replay_all"),
 ]
 
 

@@ -13,11 +13,14 @@ Games (``--game``):
 * ``giant``: the three Giant-v0 move-list models with a working critic
   (``giant_moves_critic``, ``_lr3e4``, ``_lr3e4_1m``) on the ``moves`` encoding;
 * ``pocket``: the MissMilliganPocket-v0 model on the ``moves_search`` encoding
-  (``miss_milligan_pocket_moves_search``).
+  (``miss_milligan_pocket_moves_search``);
+* ``puss``: the PussInTheCorner-v0 model on the ``moves_replay_all`` encoding
+  (``puss_moves_replay_all``).
 
 Writes ``benchmarks/results/<game>_fresh_deals.json`` and ``.md``.
 
-Usage: ``python -m benchmarks.fresh_deals --game golf|giant|pocket [--episodes 1000] [--seed 100000] [--models ...]``
+Usage: ``python -m benchmarks.fresh_deals --game golf|giant|pocket|puss [--episodes 1000] [--seed 100000]
+[--models ...]``
 """
 
 from __future__ import annotations
@@ -73,6 +76,12 @@ GAMES = {
         "moves_search",
         False,
         ("models/miss_milligan_pocket_moves_search.zip",),
+    ),
+    "puss": Game(
+        "patience_gym/PussInTheCorner-v0",
+        "moves_replay_all",
+        False,
+        ("models/puss_moves_replay_all.zip",),
     ),
 }
 

@@ -208,3 +208,39 @@ def test_imitation_with_dagger_rounds_reports_them():
     assert "| Golf-v0 | greedy | MLP 8 | 3 + 2 x 2 DAgger |" in to_markdown([row])
     plain = clone("patience_gym/Golf-v0", "greedy", 3, 2, 1, [8], 0, kwargs)
     assert _key(plain) != _key(row)  # a DAgger row does not replace the plain clone's
+
+
+def test_puss_second_pass_agents_play_greedys_first_pass_and_never_end_below_it(tmp_path):
+    """The two second-pass agents follow the greedy until the first take-up, and from the same position (the
+    solver seeds its search with the greedy's own line; the replay keeps greedy's move unless another replays
+    better) they end at least where the greedy does, deal by deal; the script writes its table."""
+    import json
+
+    import gymnasium as gym
+
+    from agents.evaluate import play_episodes
+    from agents.greedy_puss import PussGreedy
+    from benchmarks.puss_second_pass import ENV_ID, compared_agents, main
+    from patience_gym.games.puss import TAKE
+
+    greedy, replay, solved = (agent for agent, _ in compared_agents([]))
+    seeds = list(range(6))
+    baseline = play_episodes(ENV_ID, greedy, seeds).scores
+    for agent in (replay, solved):
+        assert all(s >= g for s, g in zip(play_episodes(ENV_ID, agent, seeds).scores, baseline, strict=True))
+        env = gym.make(ENV_ID)
+        obs, info = env.reset(seed=3)
+        agent.reset(3)
+        reference = PussGreedy()
+        while not info["action_mask"][TAKE:].any():
+            action = agent.act(env.unwrapped, obs, info["action_mask"])
+            assert action == reference.act(env.unwrapped, obs, info["action_mask"])
+            obs, _, _, _, info = env.step(action)
+    main(["--episodes", "2", "--out", str(tmp_path)])
+    data = json.loads((tmp_path / "puss_second_pass.json").read_text())
+    assert [r["agent"] for r in data["rows"]] == [
+        "greedy",
+        "greedy, second pass by its replay",
+        "greedy, second pass solved",
+    ]
+    assert "| greedy, second pass solved |" in (tmp_path / "puss_second_pass.md").read_text()

@@ -237,6 +237,7 @@ def test_move_list_scorer_batches_like_single_observations():
     [
         "models/puss_moves.zip",
         "models/puss_moves_replay_1m_checkpoint.zip",
+        "models/puss_moves_replay_all.zip",
         "models/miss_milligan_moves.zip",
         "models/miss_milligan_moves_bc2000.zip",
         "models/miss_milligan_moves_critic.zip",

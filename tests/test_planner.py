@@ -210,3 +210,36 @@ def test_agent_specs_take_constructor_options() -> None:
             make_agent(spec, "puss_in_the_corner")
     (summary,) = evaluate("patience_gym/PussInTheCorner-v0", ["planner:samples=1"], episodes=1)
     assert summary.agent == "planner:samples=1"
+
+
+def test_puss_planner_without_first_pass_search_plays_greedy_then_the_best_second_pass_replay() -> None:
+    """``first_pass=0``: the greedy's move wherever the pack is face down; in the second pass a move whose
+    greedy replay (the ``moves_replay_all`` feature) is the best, the greedy's own move when it is among them."""
+    import gymnasium as gym
+
+    from patience_gym.games.puss import MOVES_GLOBAL, REPLAY_FEATURES
+    from patience_gym.games.puss_moves import MOVE_FEATURES
+
+    planner = make_agent("planner:first_pass=0", "puss_in_the_corner")
+    assert isinstance(planner, PussPlanner) and not planner.first_pass
+    env = gym.make("patience_gym/PussInTheCorner-v0", obs_encoding="moves_replay_all")
+    departures = 0
+    for seed in range(12):
+        planner.reset(seed)
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            game, state = env.unwrapped.game, env.unwrapped.state  # type: ignore[attr-defined]
+            action = planner.act(env.unwrapped, obs, info["action_mask"])  # type: ignore[arg-type]
+            greedy = puss_greedy(game, state)
+            if state.pass_no == 1:
+                assert action == greedy
+            else:
+                value = obs[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)[:, MOVE_FEATURES]
+                legal = np.flatnonzero(info["action_mask"])
+                assert value[action] == value[legal].max()
+                assert action == greedy or value[greedy] < value[action]
+                departures += action != greedy
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+    assert departures > 0

@@ -20,6 +20,8 @@ OPTION_SETS = [
     {"obs_encoding": "planes"},
     {"obs_encoding": "moves"},
     {"obs_encoding": "moves_replay"},
+    {"obs_encoding": "moves_replay_all"},
+    {"obs_encoding": "moves_replay_all", "sevens_after_placing": True, "forced_foundation": False},
 ]
 
 

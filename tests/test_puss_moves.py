@@ -1,4 +1,5 @@
-"""Puss in the Corner `moves` and `moves_replay` encodings: per-action features, hand-built positions, no leak."""
+"""Puss in the Corner `moves`, `moves_replay` and `moves_replay_all` encodings: per-action features, hand-built
+positions, no leak."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from patience_gym.games.puss import (
     TO_CORNER,
     PussInTheCorner,
 )
+from patience_gym.games.puss_greedy import SecondPassReplay, choose_move
 from patience_gym.games.puss_moves import MOVE_FEATURES, card_waits, chain_to_foundations
 from tests.conftest import masked_random_action
 from tests.test_puss_rules import BOOK_DEAL
@@ -117,7 +119,7 @@ def test_take_features_read_each_packet_in_dealing_order():
     assert rows[TAKE + 1, 14] == 0
 
 
-@pytest.mark.parametrize("encoding", ["moves", "moves_replay"])
+@pytest.mark.parametrize("encoding", ["moves", "moves_replay", "moves_replay_all"])
 def test_moves_encoding_hides_the_first_pass_pack_and_shows_the_remembered_second_pass(encoding):
     env = gym.make(ENV_ID, obs_encoding=encoding)
     other = BOOK_DEAL[:1] + BOOK_DEAL[1:][::-1]
@@ -203,9 +205,91 @@ def test_replay_value_of_greedys_take_up_is_the_score_greedy_then_reaches():
         assert info["score"] == pytest.approx(predicted, abs=1e-4)
 
 
+def _greedy_to_the_end(game: PussInTheCorner, state) -> int:
+    """The greedy's final score from ``state``, replayed from scratch (no memo)."""
+    trial = state.copy()
+    while not game.is_over(trial):
+        game.apply(trial, choose_move(game, trial, plan_redeal=False))
+    return trial.score
+
+
+def test_moves_replay_all_adds_the_greedy_replay_after_every_second_pass_action():
+    """First pass and take-up: exactly ``moves_replay``. Second pass: every legal action carries the greedy's
+    replay of the rest of the game after it (and the shortfall from the best), illegal ones nothing."""
+    game = PussInTheCorner(sevens_after_placing=True)
+    rng = np.random.default_rng(5)
+    second_pass_rows = 0
+    for seed in range(8):
+        state = game.init(np.random.default_rng(seed))
+        while not game.is_over(state):
+            every = game.observe(state, "moves_replay_all")
+            take_only = game.observe(state, "moves_replay")
+            assert every.shape == take_only.shape == (MOVES_REPLAY_SIZE,)
+            mask = game.legal_mask(state)
+            if state.pass_no == 1:
+                np.testing.assert_array_equal(every, take_only)
+            else:
+                np.testing.assert_array_equal(every[:MOVES_GLOBAL], take_only[:MOVES_GLOBAL])
+                rows = every[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
+                plain = take_only[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
+                np.testing.assert_array_equal(rows[:, :MOVE_FEATURES], plain[:, :MOVE_FEATURES])
+                assert not rows[~mask].any()
+                values = {}
+                for action in np.flatnonzero(mask):
+                    after = state.copy()
+                    game.apply(after, int(action))
+                    values[action] = _greedy_to_the_end(game, after)
+                    assert rows[action, MOVE_FEATURES] * 52 == pytest.approx(values[action], abs=1e-4)
+                top = max(values.values())
+                for action, value in values.items():
+                    assert rows[action, MOVE_FEATURES + 1] == pytest.approx(max(-1.0, (value - top) / 8))
+                second_pass_rows += 1
+            game.apply(state, int(rng.choice(np.flatnonzero(mask))))
+    assert second_pass_rows > 200
+
+
+def test_second_pass_replay_memo_matches_a_fresh_replay_and_follows_the_pack():
+    """The memo gives what a replay from scratch gives, also emptied mid-game; a new pack empties it."""
+    game = PussInTheCorner()
+    replay = SecondPassReplay(limit=50)
+    packs = set()
+    for seed in range(6):
+        state = game.init(np.random.default_rng(seed))
+        while not game.is_over(state):
+            if state.pass_no == 2:
+                packs.add(state.pack)
+                assert replay.outcome(game, state) == _greedy_to_the_end(game, state)
+                assert all(len(key) == 5 for key in replay._memo)
+            game.apply(state, choose_move(game, state))
+    assert len(packs) == 6
+
+
+def test_greedy_follows_its_own_second_pass_replay():
+    """Along the greedy's own second pass, its move's replay value is the score it ends with, and no move
+    is shown a better one than the best (the greedy is where a policy reading these features starts)."""
+    env = gym.make(ENV_ID, obs_encoding="moves_replay_all")
+    greedy = PussGreedy()
+    for seed in range(8):
+        obs, info = env.reset(seed=seed)
+        predictions = []
+        done = False
+        while not done:
+            action = greedy.act(env.unwrapped, obs, info["action_mask"])
+            if env.unwrapped.state.pass_no == 2:
+                rows = obs[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
+                predictions.append(rows[action, MOVE_FEATURES] * 52)
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        assert predictions and predictions == pytest.approx([info["score"]] * len(predictions), abs=1e-4)
+
+
 @pytest.mark.parametrize(
     ("model", "encoding"),
-    [("models/puss_moves.zip", "moves"), ("models/puss_moves_replay_1m_checkpoint.zip", "moves_replay")],
+    [
+        ("models/puss_moves.zip", "moves"),
+        ("models/puss_moves_replay_1m_checkpoint.zip", "moves_replay"),
+        ("models/puss_moves_replay_all.zip", "moves_replay_all"),
+    ],
 )
 def test_shipped_models_play_their_encoding(model, encoding):
     from agents.evaluate import play_episodes

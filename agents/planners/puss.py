@@ -18,6 +18,14 @@ searched once.
 
 Budget per move (defaults): 6 sampled packs, full rollouts, and no new world
 once 0.5 s has gone; a game takes a few seconds.
+
+``first_pass=False`` plays the greedy's move throughout the first pass and
+searches only the second, whose pack is known: each legal second-pass move is
+then scored by one greedy replay of the rest of the game, the values the
+``moves_replay_all`` observation encoding shows a policy. Every legal move is
+scored there, the duplicates by symmetry too: the greedy breaks its ties by
+corner, so two placements equal up to a swap of corners can replay to
+different ends.
 """
 
 from __future__ import annotations
@@ -47,9 +55,11 @@ class PussPlanner(DeterminizationPlanner):
         max_seconds: float | None = MAX_SECONDS,
         depth: int | None = DEPTH,
         margin: float = 0.0,
+        first_pass: bool = True,
     ):
         super().__init__(samples, max_seconds, margin)
         self.depth = depth
+        self.first_pass = first_pass
         self._taken: list[int] = []  # the packets taken up for the redeal, in order (what was seen)
 
     def reset(self, seed: int | None = None) -> None:
@@ -87,9 +97,13 @@ class PussPlanner(DeterminizationPlanner):
     def shortcut(self, game: PussInTheCorner, state: PussState, legal: list[int]) -> int | None:
         if all(a >= TAKE for a in legal):
             return choose_move(game, self.determinize(game, state), plan_redeal=True)
+        if not self.first_pass and state.pass_no == 1:
+            return choose_move(game, state, plan_redeal=False)  # reads no face-down card
         return None
 
     def candidates(self, game: PussInTheCorner, state: PussState, legal: list[int]) -> list[int]:
+        if not self.first_pass:
+            return legal  # only the second pass is searched, every move as the replay features show it
         kept: list[int] = []
         keys: set[Any] = set()
         for action in legal:

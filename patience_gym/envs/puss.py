@@ -94,6 +94,15 @@ class PussInTheCornerEnv(PatienceEnv):
     52, and its shortfall from the best packet / 8. Once the packets are
     taken up nothing is face down, so the replay reads only what a player
     sees. For ``MoveScorer`` with ``global_size=686, move_features=31``.
+    ``obs_encoding="moves_replay_all"``: the ``moves_replay`` layout and
+    values, and in the second pass the same two features on every legal
+    action: the greedy's replay of the rest of the game after that action
+    (:class:`patience_gym.games.puss_greedy.SecondPassReplay`), as cards on
+    the foundations / 52, and its shortfall from the best legal action / 8.
+    The second pass's pack is the packets taken up in view, so this reads
+    only what a player sees; in the first pass the observation equals
+    ``moves_replay``. Replays are remembered along each replayed line, so a
+    step costs a fraction of a millisecond (``benchmarks/env_speed.py``).
 
     ## Rewards
     +1 per card onto a foundation; a game returns ``score - 4``. An illegal
@@ -120,14 +129,14 @@ class PussInTheCornerEnv(PatienceEnv):
     7 is placed (RULES.md); True keeps it open after the 7 is placed, until
     the next deal (the book's worked example merges after placing the 7 of
     hearts and building on it). ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``,
-    ``"moves_replay"``),
+    ``"moves_replay"``, ``"moves_replay_all"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
     ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release. (The ``moves`` and ``moves_replay`` encodings were
-      added later as new options; the rules and the other encodings are
-      unchanged.)
+    * v0: initial release. (The ``moves``, ``moves_replay`` and
+      ``moves_replay_all`` encodings were added later as new options; the
+      rules and the other encodings are unchanged.)
     """
 
     game_name = "puss_in_the_corner"

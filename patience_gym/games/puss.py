@@ -121,6 +121,8 @@ MOVES_SIZE = MOVES_GLOBAL + NUM_ACTIONS * MOVE_FEATURES
 # actions only: the greedy's mental replay of the second pass (patience_gym.games.puss_greedy)
 # for the best take-up order that starts with this packet, as cards on the foundations / 52,
 # and that minus the best over all the packets that may be taken up next, / 8 (capped at -1).
+# "moves_replay_all": the same, and on every legal second-pass action the same two values for
+# the greedy's replay of the rest of the game after that action (puss_greedy.SecondPassReplay).
 REPLAY_FEATURES = MOVE_FEATURES + 2
 MOVES_REPLAY_SIZE = MOVES_GLOBAL + NUM_ACTIONS * REPLAY_FEATURES
 
@@ -313,7 +315,7 @@ class PussInTheCorner(Game[PussState]):
 
     name = "puss_in_the_corner"
     Options = PussOptions
-    obs_encodings = ("ids", "planes", "moves", "moves_replay")
+    obs_encodings = ("ids", "planes", "moves", "moves_replay", "moves_replay_all")
     #: Safety net only: a game has at most 96 deals, 96 placements, 48 plays
     #: from the packets, 8 merges and 3 take-ups.
     max_episode_steps = 1_000
@@ -324,6 +326,7 @@ class PussInTheCorner(Game[PussState]):
         self._forced = self.options.forced_foundation
         self._sevens_after = self.options.sevens_after_placing
         self._mask_cache: dict[int, np.ndarray] = {}
+        self._second_pass: Any = None  # puss_greedy.SecondPassReplay, made on first use (it imports this module)
 
     # --- states ---------------------------------------------------------
     @staticmethod
@@ -592,7 +595,7 @@ class PussInTheCorner(Game[PussState]):
             return ObsSpec((OBS_SIZE,), 0, 52, np.int8)
         if encoding == "moves":
             return ObsSpec((MOVES_SIZE,), -1.0, 1.0, np.float32)
-        if encoding == "moves_replay":
+        if encoding in ("moves_replay", "moves_replay_all"):
             return ObsSpec((MOVES_REPLAY_SIZE,), -1.0, 1.0, np.float32)
         return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
@@ -603,13 +606,16 @@ class PussInTheCorner(Game[PussState]):
             return self._observe_moves(state, replay=False)
         if encoding == "moves_replay":
             return self._observe_moves(state, replay=True)
+        if encoding == "moves_replay_all":
+            return self._observe_moves(state, replay=True, second_pass=True)
         return self._observe_planes(state)
 
-    def _observe_moves(self, state: PussState, replay: bool) -> np.ndarray:
+    def _observe_moves(self, state: PussState, replay: bool, second_pass: bool = False) -> np.ndarray:
         """The planes, the remembered second-pass pack, the foundations' needs, per-action features.
 
         With ``replay``, each action has two more features: on the take-up actions, the
-        greedy's mental replay of the second pass (see ``MOVES_REPLAY_SIZE``).
+        greedy's mental replay of the second pass (see ``MOVES_REPLAY_SIZE``); with
+        ``second_pass`` also on every legal second-pass action, the greedy's replay after it.
         """
         out = np.empty(MOVES_REPLAY_SIZE if replay else MOVES_SIZE, dtype=np.float32)
         out[:PLANES_SIZE] = self._observe_planes(state)
@@ -631,18 +637,23 @@ class PussInTheCorner(Game[PussState]):
         rows[:, MOVE_FEATURES:] = 0.0
         takes = [k for k in range(NUM_CORNERS) if bits >> (TAKE + k) & 1]
         if takes:
-            self._write_replay(rows, state, takes)
+            from patience_gym.games.puss_greedy import redeal_values  # it imports this module
+
+            values = redeal_values(self, state, takes)
+            _write_replay(rows, {TAKE + k: v for k, v in values.items()})
+        elif second_pass and state.pass_no == 2 and bits:
+            _write_replay(rows, self._second_pass_values(state, bits))
         return out
 
-    def _write_replay(self, rows: np.ndarray, state: PussState, takes: list[int]) -> None:
-        """Set the take-up actions' replay value and its shortfall from the best (``MOVES_REPLAY_SIZE``)."""
-        from patience_gym.games.puss_greedy import redeal_values  # it imports this module
+    def _second_pass_values(self, state: PussState, bits: int) -> dict[int, int]:
+        """Each legal second-pass action's outcome under the greedy's replay after it (remembered per pack)."""
+        if self._second_pass is None:
+            from patience_gym.games.puss_greedy import SecondPassReplay  # it imports this module
 
-        values = redeal_values(self, state, takes)
-        top = max(values.values())
-        for k, value in values.items():
-            rows[TAKE + k, MOVE_FEATURES] = value / 52
-            rows[TAKE + k, MOVE_FEATURES + 1] = max(-1.0, (value - top) / 8)
+            self._second_pass = SecondPassReplay()
+        actions = [a for a in range(NUM_ACTIONS) if bits >> a & 1]
+        values: dict[int, int] = self._second_pass.values(self, state, actions)
+        return values
 
     @staticmethod
     def _observe_planes(state: PussState) -> np.ndarray:
@@ -699,6 +710,14 @@ class PussInTheCorner(Game[PussState]):
         from patience_gym.render.puss import render
 
         return render(self, state)
+
+
+def _write_replay(rows: np.ndarray, values: Mapping[int, int]) -> None:
+    """Set each action's replay value and its shortfall from the best (``MOVES_REPLAY_SIZE``)."""
+    top = max(values.values())
+    for action, value in values.items():
+        rows[action, MOVE_FEATURES] = value / 52
+        rows[action, MOVE_FEATURES + 1] = max(-1.0, (value - top) / 8)
 
 
 def _normalise(text: str) -> str:

@@ -28,7 +28,9 @@ rank of its colour's two piles not above ``r``. Then:
 
 They live here, beside the rules, because the ``moves_replay`` observation
 encoding gives each take-up action the outcome of this same mental replay
-(:func:`redeal_values`); :class:`agents.greedy_puss.PussGreedy` plays them.
+(:func:`redeal_values`), and ``moves_replay_all`` gives every second-pass
+action the outcome of the greedy's replay after it (:class:`SecondPassReplay`);
+:class:`agents.greedy_puss.PussGreedy` plays them.
 """
 
 from __future__ import annotations
@@ -173,6 +175,63 @@ def redeal_values(game: PussInTheCorner, state: PussState, takes: list[int]) -> 
         if order[0] not in best or trial.score > best[order[0]]:
             best[order[0]] = trial.score
     return best
+
+
+class SecondPassReplay:
+    """The greedy's outcome from second-pass positions: the cards on the foundations when it plays on to the end.
+
+    In the second pass the pack's order is known (the packets were taken up face
+    up), so the replay reads only what a player sees. Every position along a
+    replayed line has the same outcome, so each is remembered, and the next
+    position of a game, usually on a line already replayed, costs a lookup. The
+    memo holds one second-pass pack's positions: a new pack (a new deal) empties
+    it, as does passing ``limit`` positions.
+    """
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self.limit = limit
+        self._pack: tuple[int, ...] | None = None
+        self._memo: dict[tuple[object, ...], int] = {}
+
+    def outcome(self, game: PussInTheCorner, state: PussState) -> int:
+        """The score the greedy (without redeal planning) reaches from ``state``, a second-pass position."""
+        if state.pack is not self._pack or len(self._memo) > self.limit:
+            self._pack = state.pack
+            self._memo = {}
+        memo = self._memo
+        key = _position_key(state)
+        value = memo.get(key)
+        if value is not None:
+            return value
+        path = [key]
+        trial = state.copy()
+        while True:
+            if game.is_over(trial):
+                value = trial.score
+                break
+            game.apply(trial, choose_move(game, trial, plan_redeal=False))
+            key = _position_key(trial)
+            value = memo.get(key)
+            if value is not None:
+                break
+            path.append(key)
+        for key in path:
+            memo[key] = value
+        return value
+
+    def values(self, game: PussInTheCorner, state: PussState, actions: list[int]) -> dict[int, int]:
+        """For each of ``actions`` (legal second-pass moves): the greedy's outcome after it."""
+        out: dict[int, int] = {}
+        for action in actions:
+            after = state.copy()
+            game.apply(after, action)
+            out[action] = self.outcome(game, after)
+        return out
+
+
+def _position_key(state: PussState) -> tuple[object, ...]:
+    """A second-pass position within its pack (the pack itself is the memo's)."""
+    return (state.pos, state.hand, state.seven, tuple(state.need), tuple(map(tuple, state.corners)))
 
 
 def _choose_redeal(game: PussInTheCorner, state: PussState, takes: list[int]) -> int:
