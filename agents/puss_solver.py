@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -349,13 +350,13 @@ def first_move(game: PussInTheCorner, state: PussState, bits: int) -> int:
     return action
 
 
-def _take_order(corners: list[list[int]], w: list[int], bits: int) -> list[int]:
+def _take_order(corners: list[list[int]], w: Sequence[int], bits: int) -> list[int]:
     """Packets that may be taken up, the one whose cards are wanted soonest (lowest mean wait) first."""
     takes = [k for k in range(NUM_CORNERS) if bits >> (TAKE + k) & 1]
     return sorted(takes, key=lambda k: sum(w[c] for c in corners[k]) / len(corners[k]))
 
 
-def _corner_order(corners: list[list[int]], w: list[int], wc: int) -> list[int]:
+def _corner_order(corners: list[list[int]], w: Sequence[int], wc: int) -> list[int]:
     """Packets for a card of wait ``wc``: over a top that waits longer (closest first), one empty corner,
     then over the others (longest-waiting top first)."""
     ranked = []
@@ -371,7 +372,7 @@ def _corner_order(corners: list[list[int]], w: list[int], wc: int) -> list[int]:
     return [k for *_, k in sorted(ranked)]
 
 
-def _merge_order(corners: list[list[int]], w: list[int], bits: int) -> list[int]:
+def _merge_order(corners: list[list[int]], w: Sequence[int], bits: int) -> list[int]:
     """Legal merges, the least harmful first (a pair harms by how far X's cards outwait Y's top)."""
     ranked = []
     for i, pairs in enumerate(MERGES):

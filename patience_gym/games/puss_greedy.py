@@ -35,6 +35,7 @@ action the outcome of the greedy's replay after it (:class:`SecondPassReplay`);
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import permutations
 
 from patience_gym.games.puss import (
@@ -54,7 +55,7 @@ from patience_gym.games.puss_moves import card_waits
 NO_WAIT = 99  # an empty packet's "top": anything may go on it safely
 
 
-def waits(state: PussState) -> list[int]:
+def waits(state: PussState) -> tuple[int, ...]:
     """``w[c]``: ranks card ``c``'s foundation must still climb before ``c`` fits (see module docstring)."""
     return card_waits(state.need)
 
@@ -93,7 +94,7 @@ def lowest_bit(x: int) -> int:
     return (x & -x).bit_length() - 1
 
 
-def _choose_corner(state: PussState, w: list[int], card: int) -> int:
+def _choose_corner(state: PussState, w: Sequence[int], card: int) -> int:
     wc = w[card]
     best_fit: tuple[int, int] | None = None  # (gap, k): the top waits longer than the card
     empty = -1
@@ -117,7 +118,7 @@ def _choose_corner(state: PussState, w: list[int], card: int) -> int:
     return least_harm[1]
 
 
-def _choose_play(state: PussState, bits: int, w: list[int]) -> int | None:
+def _choose_play(state: PussState, bits: int, w: Sequence[int]) -> int | None:
     """The packet-to-foundation play exposing the shortest wait beneath, or None."""
     plays = bits >> CORNER_TO_FOUNDATION & 0xFFFF
     if not plays:
@@ -135,7 +136,7 @@ def _choose_play(state: PussState, bits: int, w: list[int]) -> int | None:
     return best[1]
 
 
-def _choose_merge(state: PussState, bits: int, w: list[int]) -> int | None:
+def _choose_merge(state: PussState, bits: int, w: Sequence[int]) -> int | None:
     """The legal merge made of the safest harmless pairs (one per pair), or None."""
     corners = state.corners
     slack: dict[tuple[int, int], int] = {}

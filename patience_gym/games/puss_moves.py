@@ -42,6 +42,7 @@ short counts by 8, capped at 1).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
@@ -63,15 +64,23 @@ def _size(packet: Sequence[int]) -> float:
     return min(len(packet), 24) / 24
 
 
-def card_waits(need: Sequence[int]) -> list[int]:
-    """``w[c]``: ranks card ``c``'s foundation must still climb before ``c`` fits (see module docstring)."""
+def card_waits(need: Sequence[int]) -> tuple[int, ...]:
+    """``w[c]``: ranks card ``c``'s foundation must still climb before ``c`` fits (see module docstring).
+
+    Remembered by the foundations' needs (at most 13**4 of them): the greedy asks at every move.
+    """
+    return _card_waits(tuple(need))
+
+
+@functools.cache
+def _card_waits(need: tuple[int, ...]) -> tuple[int, ...]:
     by_colour = {red: sorted(need[f] for f in range(4) if _FOUNDATION_RED[f] == red) for red in (False, True)}
     w = [0] * 52
     for c in range(52):
         r = RANK[c]
         low, high = by_colour[RED[c]]
         w[c] = r - (high if high <= r else low)
-    return w
+    return tuple(w)
 
 
 def chain_to_foundations(cards: Sequence[int], need: Sequence[int], stop_at_first_miss: bool) -> int:
