@@ -188,7 +188,7 @@ def test_every_committed_config_loads():
         assert config.env_id.startswith("patience_gym/")
 
 
-@pytest.mark.parametrize("config_name", ["puss_in_the_corner.yaml", "miss_milligan.yaml"])
+@pytest.mark.parametrize("config_name", ["puss_in_the_corner.yaml", "miss_milligan.yaml", "puss_moves_replay_all.yaml"])
 def test_committed_configs_of_the_other_families_train_and_report(tmp_path, config_name):
     """A smoke run of each env family's committed config through train.py (a few thousand steps)."""
     from sb3_contrib import MaskablePPO
