@@ -71,13 +71,18 @@ def compared_agents(models: Sequence[tuple[str, str]]) -> list[tuple[Agent, str]
     return chosen
 
 
-def measure(episodes: int, seed: int, models: Sequence[tuple[str, str]] = ()) -> dict:
-    seeds = list(range(seed, seed + episodes))
+def play_rows(agents: Sequence[tuple[Agent, str]], seeds: list[int]) -> list[dict]:
+    """Each agent on the same deals, on its own encoding: one summary row each (printed as it comes)."""
     rows = []
-    for agent, encoding in compared_agents(models):
+    for agent, encoding in agents:
         summary: Summary = play_episodes(ENV_ID, agent, seeds, {"obs_encoding": encoding})
         rows.append(summary.row())
-        print(f"{agent.name:28s} {summary.mean_score:6.2f}  win {100 * summary.win_rate:5.1f}%", flush=True)
+        print(f"{agent.name:40s} {summary.mean_score:6.2f}  win {100 * summary.win_rate:5.1f}%", flush=True)
+    return rows
+
+
+def measure(episodes: int, seed: int, models: Sequence[tuple[str, str]] = ()) -> dict:
+    rows = play_rows(compared_agents(models), list(range(seed, seed + episodes)))
     return {
         "episodes": episodes,
         "seed": seed,
@@ -106,6 +111,13 @@ def to_markdown(data: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    args, models = parse_args("puss_redeal", argv)
+    data = measure(args.episodes, args.seed, models)
+    write_results("puss_redeal", data, to_markdown(data), args.out)
+
+
+def parse_args(name: str, argv: list[str] | None) -> tuple[argparse.Namespace, list[tuple[str, str]]]:
+    """The Puss comparison scripts' arguments: deals, and ``(model, encoding)`` pairs (one encoding per model)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
@@ -115,12 +127,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--obs-encoding", action="append", default=[], help="the encoding each model was trained on, in order"
     )
-    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for puss_redeal.{json,md}")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"folder for {name}.{{json,md}}")
     args = parser.parse_args(argv)
     if len(args.obs_encoding) != len(args.model):
         parser.error(f"give one --obs-encoding per --model, got {len(args.model)} and {len(args.obs_encoding)}")
-    data = measure(args.episodes, args.seed, list(zip(args.model, args.obs_encoding, strict=True)))
-    write_results("puss_redeal", data, to_markdown(data), args.out)
+    return args, list(zip(args.model, args.obs_encoding, strict=True))
 
 
 if __name__ == "__main__":

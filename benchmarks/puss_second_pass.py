@@ -23,23 +23,22 @@ Usage: ``python -m benchmarks.puss_second_pass [--episodes 1000] [--seed 0] [--m
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent
-from agents.evaluate import format_share, play_episodes
+from agents.evaluate import format_share
 from agents.greedy_puss import PussGreedy
 from agents.puss_solver import PussSolverAgent
 from agents.registry import make_agent
 from agents.report import machine_description
-from benchmarks import RESULTS, write_results
+from benchmarks import write_results
+from benchmarks.puss_redeal import parse_args, play_rows
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import NUM_CORNERS, TAKE
 
-ENV_ID = "patience_gym/PussInTheCorner-v0"
 SOLVER_NODES = 200_000
 SOLVER_SECONDS = 20.0
 
@@ -81,12 +80,7 @@ def compared_agents(models: Sequence[tuple[str, str]]) -> list[tuple[Agent, str]
 
 
 def measure(episodes: int, seed: int, models: Sequence[tuple[str, str]] = ()) -> dict:
-    seeds = list(range(seed, seed + episodes))
-    rows = []
-    for agent, encoding in compared_agents(models):
-        summary = play_episodes(ENV_ID, agent, seeds, {"obs_encoding": encoding})
-        rows.append(summary.row())
-        print(f"{agent.name:36s} {summary.mean_score:6.2f}  win {100 * summary.win_rate:5.1f}%", flush=True)
+    rows = play_rows(compared_agents(models), list(range(seed, seed + episodes)))
     return {
         "episodes": episodes,
         "seed": seed,
@@ -117,16 +111,8 @@ def to_markdown(data: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--model", action="append", default=[], help="a Puss in the Corner MaskablePPO model")
-    parser.add_argument("--obs-encoding", action="append", default=[], help="each model's encoding, in order")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for puss_second_pass.{json,md}")
-    args = parser.parse_args(argv)
-    if len(args.obs_encoding) != len(args.model):
-        parser.error(f"give one --obs-encoding per --model, got {len(args.model)} and {len(args.obs_encoding)}")
-    data = measure(args.episodes, args.seed, list(zip(args.model, args.obs_encoding, strict=True)))
+    args, models = parse_args("puss_second_pass", argv)
+    data = measure(args.episodes, args.seed, models)
     write_results("puss_second_pass", data, to_markdown(data), args.out)
 
 

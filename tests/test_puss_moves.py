@@ -3,6 +3,8 @@ positions, no leak."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from patience_gym.games.puss import (
     TAKE,
     TO_CORNER,
     PussInTheCorner,
+    PussState,
 )
 from patience_gym.games.puss_greedy import SecondPassReplay, choose_move
 from patience_gym.games.puss_moves import MOVE_FEATURES, card_waits, chain_to_foundations
@@ -54,6 +57,15 @@ def _all_codes() -> list[str]:
     from patience_gym.cards import CODE
 
     return [CODE[c] for c in range(52)]
+
+
+def _random_playouts(game: PussInTheCorner, seeds: range, rng: np.random.Generator) -> Iterator[PussState]:
+    """Each seed's deal played by masked-random moves; yields the live state before each move (read it only)."""
+    for seed in seeds:
+        state = game.init(np.random.default_rng(seed))
+        while not game.is_over(state):
+            yield state
+            game.apply(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
 
 
 def _features(game: PussInTheCorner, state) -> np.ndarray:
@@ -161,26 +173,21 @@ def test_move_features_are_given_exactly_for_the_legal_actions():
 def test_moves_replay_adds_the_take_up_replay_to_the_moves_features():
     """The first 29 features are the ``moves`` ones; the two new ones are set on legal take-ups only."""
     game = PussInTheCorner()
-    rng = np.random.default_rng(2)
     take_ups = 0
-    for seed in range(6):
-        state = game.init(np.random.default_rng(seed))
-        while not game.is_over(state):
-            replay = game.observe(state, "moves_replay")
-            assert replay.shape == (MOVES_REPLAY_SIZE,) and replay.dtype == np.float32
-            plain = game.observe(state, "moves")
-            np.testing.assert_array_equal(replay[:MOVES_GLOBAL], plain[:MOVES_GLOBAL])
-            rows = replay[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
-            np.testing.assert_array_equal(rows[:, :MOVE_FEATURES], plain[MOVES_GLOBAL:].reshape(-1, MOVE_FEATURES))
-            mask = game.legal_mask(state)
-            takes = mask[TAKE : TAKE + 4]
-            assert not rows[:TAKE, MOVE_FEATURES:].any()
-            assert (rows[TAKE : TAKE + 4, MOVE_FEATURES] > 0).tolist() == takes.tolist()
-            if takes.any():
-                take_ups += 1
-                assert rows[TAKE : TAKE + 4, MOVE_FEATURES + 1].max() == 0  # the best packet's shortfall
-            legal = np.flatnonzero(mask)
-            game.apply(state, int(rng.choice(legal)))
+    for state in _random_playouts(game, range(6), np.random.default_rng(2)):
+        replay = game.observe(state, "moves_replay")
+        assert replay.shape == (MOVES_REPLAY_SIZE,) and replay.dtype == np.float32
+        plain = game.observe(state, "moves")
+        np.testing.assert_array_equal(replay[:MOVES_GLOBAL], plain[:MOVES_GLOBAL])
+        rows = replay[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
+        np.testing.assert_array_equal(rows[:, :MOVE_FEATURES], plain[MOVES_GLOBAL:].reshape(-1, MOVE_FEATURES))
+        mask = game.legal_mask(state)
+        takes = mask[TAKE : TAKE + 4]
+        assert not rows[:TAKE, MOVE_FEATURES:].any()
+        assert (rows[TAKE : TAKE + 4, MOVE_FEATURES] > 0).tolist() == takes.tolist()
+        if takes.any():
+            take_ups += 1
+            assert rows[TAKE : TAKE + 4, MOVE_FEATURES + 1].max() == 0  # the best packet's shortfall
     assert take_ups >= 6
 
 
@@ -217,34 +224,30 @@ def test_moves_replay_all_adds_the_greedy_replay_after_every_second_pass_action(
     """First pass and take-up: exactly ``moves_replay``. Second pass: every legal action carries the greedy's
     replay of the rest of the game after it (and the shortfall from the best), illegal ones nothing."""
     game = PussInTheCorner(sevens_after_placing=True)
-    rng = np.random.default_rng(5)
     second_pass_rows = 0
-    for seed in range(8):
-        state = game.init(np.random.default_rng(seed))
-        while not game.is_over(state):
-            every = game.observe(state, "moves_replay_all")
-            take_only = game.observe(state, "moves_replay")
-            assert every.shape == take_only.shape == (MOVES_REPLAY_SIZE,)
-            mask = game.legal_mask(state)
-            if state.pass_no == 1:
-                np.testing.assert_array_equal(every, take_only)
-            else:
-                np.testing.assert_array_equal(every[:MOVES_GLOBAL], take_only[:MOVES_GLOBAL])
-                rows = every[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
-                plain = take_only[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
-                np.testing.assert_array_equal(rows[:, :MOVE_FEATURES], plain[:, :MOVE_FEATURES])
-                assert not rows[~mask].any()
-                values = {}
-                for action in np.flatnonzero(mask):
-                    after = state.copy()
-                    game.apply(after, int(action))
-                    values[action] = _greedy_to_the_end(game, after)
-                    assert rows[action, MOVE_FEATURES] * 52 == pytest.approx(values[action], abs=1e-4)
-                top = max(values.values())
-                for action, value in values.items():
-                    assert rows[action, MOVE_FEATURES + 1] == pytest.approx(max(-1.0, (value - top) / 8))
-                second_pass_rows += 1
-            game.apply(state, int(rng.choice(np.flatnonzero(mask))))
+    for state in _random_playouts(game, range(8), np.random.default_rng(5)):
+        every = game.observe(state, "moves_replay_all")
+        take_only = game.observe(state, "moves_replay")
+        assert every.shape == take_only.shape == (MOVES_REPLAY_SIZE,)
+        mask = game.legal_mask(state)
+        if state.pass_no == 1:
+            np.testing.assert_array_equal(every, take_only)
+        else:
+            np.testing.assert_array_equal(every[:MOVES_GLOBAL], take_only[:MOVES_GLOBAL])
+            rows = every[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
+            plain = take_only[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
+            np.testing.assert_array_equal(rows[:, :MOVE_FEATURES], plain[:, :MOVE_FEATURES])
+            assert not rows[~mask].any()
+            values = {}
+            for action in np.flatnonzero(mask):
+                after = state.copy()
+                game.apply(after, int(action))
+                values[action] = _greedy_to_the_end(game, after)
+                assert rows[action, MOVE_FEATURES] * 52 == pytest.approx(values[action], abs=1e-4)
+            top = max(values.values())
+            for action, value in values.items():
+                assert rows[action, MOVE_FEATURES + 1] == pytest.approx(max(-1.0, (value - top) / 8))
+            second_pass_rows += 1
     assert second_pass_rows > 200
 
 
