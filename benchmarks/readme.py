@@ -30,6 +30,7 @@ SECTIONS = {
     "pocket-fresh-deals": "pocket_fresh_deals.md",  # benchmarks/fresh_deals.py --game pocket
     "puss-fresh-deals": "puss_fresh_deals.md",  # benchmarks/fresh_deals.py --game puss
     "puss-second-pass": "puss_second_pass.md",  # benchmarks/puss_second_pass.py
+    "pocket-endgame": "pocket_endgame.md",  # benchmarks/milligan_endgame.py
     "puss-redeal": "puss_redeal.md",  # benchmarks/puss_redeal.py
     "imitation": "imitation.md",  # benchmarks/imitation.py
     "train-speed": "train_speed.md",  # benchmarks/train_speed.py
