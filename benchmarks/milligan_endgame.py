@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from agents.evaluate import format_share, mean_ci95, play_episodes
+from agents.evaluate import mean_ci95, play_episodes
 from agents.greedy_milligan import MilliganGreedy
 from agents.report import machine_description
-from benchmarks import RESULTS, write_results
+from benchmarks import RESULTS, agents_table, write_results
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState
 
@@ -97,14 +97,7 @@ def to_markdown(data: dict) -> str:
         f"(seeds {data['seed']}..{data['seed'] + data['episodes'] - 1}); ± is the 95% CI half-width, "
         f"win-rate intervals are Wilson 95%; {data['machine']}.",
         "",
-        "| agent | mean cards on foundations | win rate [95% CI] | s / game |",
-        "|---|---:|---:|---:|",
-    ]
-    for r in data["rows"]:
-        lines.append(
-            f"| {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} | "
-            f"{format_share(r['win_rate'], r['win_ci95'])} | {r['seconds'] / r['episodes']:.2f} |"
-        )
+    ] + agents_table(data["rows"])
     diff = data["paired_difference"]
     lines += ["", f"Rollouts minus greedy, paired by deal: {diff['mean']:+.2f} ± {diff['ci95']:.2f} cards."]
     return "\n".join(lines) + "\n"

@@ -29,12 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from agents.evaluate import format_share
 from agents.greedy_puss import PussGreedy
 from agents.puss_solver import PussSolverAgent
 from agents.registry import make_agent
 from agents.report import machine_description
-from benchmarks import write_results
+from benchmarks import agents_table, write_results
 from benchmarks.puss_redeal import parse_args, play_rows
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import NUM_CORNERS, TAKE
@@ -99,14 +98,7 @@ def to_markdown(data: dict) -> str:
         f"win-rate intervals are Wilson 95%. Solver budget from the take-up: {budget['max_nodes']:,} nodes "
         f"or {budget['max_seconds']:g} s per search; {data['machine']}.",
         "",
-        "| agent | mean cards on foundations | win rate [95% CI] | s / game |",
-        "|---|---:|---:|---:|",
-    ]
-    for r in data["rows"]:
-        lines.append(
-            f"| {r['agent']} | {r['mean_score']:.2f} ± {r['score_ci95']:.2f} | "
-            f"{format_share(r['win_rate'], r['win_ci95'])} | {r['seconds'] / r['episodes']:.3f} |"
-        )
+    ] + agents_table(data["rows"])
     return "\n".join(lines) + "\n"
 
 
