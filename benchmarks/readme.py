@@ -31,6 +31,8 @@ SECTIONS = {
     "puss-fresh-deals": "puss_fresh_deals.md",  # benchmarks/fresh_deals.py --game puss
     "puss-second-pass": "puss_second_pass.md",  # benchmarks/puss_second_pass.py
     "pocket-endgame": "pocket_endgame.md",  # benchmarks/milligan_endgame.py
+    "miss-milligan-endgame": "miss_milligan_endgame.md",  # benchmarks/milligan_endgame.py --env .../MissMilligan-v0
+    "giant-endgame": "giant_endgame.md",  # benchmarks/milligan_endgame.py --env patience_gym/Giant-v0
     "puss-redeal": "puss_redeal.md",  # benchmarks/puss_redeal.py
     "imitation": "imitation.md",  # benchmarks/imitation.py
     "train-speed": "train_speed.md",  # benchmarks/train_speed.py
