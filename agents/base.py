@@ -20,6 +20,10 @@ class Agent(ABC):
 
     #: Short name used in tables and on the command line.
     name: str = "agent"
+    #: Whether :meth:`act` reads ``obs``. Agents that choose from ``env.state`` and the mask alone set it
+    #: False, and :func:`agents.evaluate.play_episodes` then plays them on the env's default observation,
+    #: which changes none of their moves but skips the cost of a rich encoding (``moves_endgame``).
+    reads_observation: bool = True
 
     def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
         """Called before each episode with the episode's seed."""
@@ -43,6 +47,7 @@ class RandomAgent(Agent):
     """Uniform over the legal actions (masked random)."""
 
     name = "random"
+    reads_observation = False
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)

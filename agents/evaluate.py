@@ -107,8 +107,15 @@ def run_episode(env: gym.Env[Any, Any], agent: Agent, seed: int) -> Iterator[Mov
 
 
 def play_episodes(env_id: str, agent: Agent, seeds: Sequence[int], env_kwargs: dict[str, Any] | None = None) -> Summary:
-    """Play one episode per seed and summarise score, wins and moves."""
-    env = gym.make(env_id, **(env_kwargs or {}))
+    """Play one episode per seed and summarise score, wins and moves.
+
+    An agent that does not read the observation (``agent.reads_observation``) plays on the env's default
+    one: the same moves, without the cost of the encoding ``env_kwargs`` may name.
+    """
+    kwargs = dict(env_kwargs or {})
+    if not agent.reads_observation:
+        kwargs.pop("obs_encoding", None)
+    env = gym.make(env_id, **kwargs)
     unwrapped = env.unwrapped
     scores: list[float] = []
     wins = 0

@@ -191,6 +191,8 @@ def _rank_weights(game: Golf) -> tuple[list[int], list[int], list[int]]:
 class GolfSolverAgent(Agent):
     """Plays the solver's move list: perfect knowledge of the stock (an upper bound, not a fair agent)."""
 
+    reads_observation = False
+
     name = "solver"
 
     def __init__(self, max_nodes: int | None = None) -> None:

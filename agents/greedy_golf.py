@@ -27,6 +27,8 @@ from patience_gym.games.golf_runs import column_runs
 class GolfGreedy(Agent):
     """Longest visible run first; ties keep the links open (see module docstring)."""
 
+    reads_observation = False
+
     name = "greedy"
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:

@@ -1,39 +1,17 @@
 """Greedy baselines for Miss Milligan, Giant and the pocket version.
 
-How a careful player plays these games by eye, as a deterministic rule. It
-looks only at the visible position (columns, foundations, reserve, stock
-count) and tries moves on copies of it, never dealing on a copy, so the
-face-down stock is never read. Positions are scored by :func:`evaluate`:
+The rules it plays by are in :mod:`patience_gym.games.milligan_greedy`
+(shared with the ``moves_endgame`` encoding's replays); this module wraps them
+as an agent. It reads only the visible position, never the stock order.
 
-* +100 per card on the foundations;
-* -1 per card covering one of the *next needed* cards (for each foundation
-  pile, the card that would go on it next), so that digging for them pays;
-* -3 per *break* in a column (a card lying on one it is not built on), so
-  that packing cards where they belong pays;
-* +6 per vacancy once the stock is out (a deal fills vacancies, so before
-  that they count for nothing); -4 while the waiver or pocket holds a card.
-
-The weights were chosen on 150 deals (seeds 1000-1149) among a handful of
-settings; the numbers reported elsewhere use other seeds.
-
-Each move, in order:
-
-1. Play a card to a foundation when that raises the foundations to a new
-   high (a progress move); the lowest such column first.
-2. Otherwise play the move (not a deal) whose resulting position scores
-   best, if it scores strictly better than the present one. Strict
-   improvement means these moves can never cycle.
-3. Otherwise search up to three moves ahead (two first), through waiving
-   (Miss Milligan), worrying back (Giant) or the pocket as well as ordinary
-   moves, for a line that ends strictly better than now
-   (:func:`patience_gym.games.milligan_moves.lookahead`, at most ``SEARCH_NODES``
-   positions per depth, shared with the ``moves_search`` encoding), and play its first move. Every
-   deal buries cards, so a good player looks for such lines before dealing.
-4. Otherwise deal, while the stock lasts.
-5. Otherwise the game is lost for this player: it plays the best-scoring
-   legal move without searching again until the next progress event, and
-   the progress rule soon ends the game. (Step 3 is likewise not repeated
-   between two progress events once it has failed.)
+Option ``endgame=1`` (spec ``greedy:endgame=1``; not the baseline): the same
+greedy while the stock lasts; once it is out (nothing is hidden then), at
+every move with a choice it plays the legal move whose full greedy game to
+the end puts the most cards on the foundations (ties: its own move). The
+values are the ``moves_endgame`` encoding's
+(:meth:`patience_gym.games.milligan.MilliganGame.endgame_values`), so a
+policy trained on that encoding can learn this agent's moves from what it
+sees. It is the teacher of ``configs/miss_milligan_pocket_moves_endgame.yaml``.
 """
 
 from __future__ import annotations
@@ -43,23 +21,32 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState
-from patience_gym.games.milligan_moves import evaluation, lookahead
-from patience_gym.games.milligan_tables import CF, DEAL, RF
+from patience_gym.games.milligan_greedy import GreedyRules
+from patience_gym.games.milligan_moves import evaluation
 
-#: Score of the visible position (higher is better); see the module docstring.
+#: Score of the visible position (higher is better); see :mod:`patience_gym.games.milligan_greedy`.
 evaluate = evaluation
 
 
 class MilliganGreedy(Agent):
     """Foundation first, then strictly improving moves, short search, deal, resign (see module docstring)."""
 
+    reads_observation = False
+
     name = "greedy"
 
-    def __init__(self) -> None:
-        self._resigned_at: tuple[int, int] | None = None
+    def __init__(self, endgame: int = 0) -> None:
+        self.rules = GreedyRules()
+        self.endgame = bool(endgame)
+        if self.endgame:
+            self.name = "greedy, ending by rollouts"
 
     def reset(self, seed: int | None = None) -> None:
-        self._resigned_at = None
+        self.rules.reset()
+
+    def resigned(self, state: MilliganState) -> bool:
+        """Whether the greedy has resigned (rule 5) until the next progress event."""
+        return self.rules.resigned(state)
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         game = env.game
@@ -67,32 +54,11 @@ class MilliganGreedy(Agent):
         return self.choose(game, env.state, mask)
 
     def choose(self, game: MilliganGame, state: MilliganState, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask).tolist()
-        # 1. progress to the foundations
-        for a in legal:
-            if CF <= a <= RF and game.is_progress(state, a):
-                return int(a)
-        others = [a for a in legal if a != DEAL]
-        now = evaluate(state)
-        # 2. the best strictly improving move
-        best_a, best_v = -1, None
-        for a in others:
-            child = state.copy()
-            game.apply(child, a)
-            v = evaluate(child)
-            if best_v is None or v > best_v:
-                best_a, best_v = a, v
-        if best_v is not None and best_v > now:
-            return int(best_a)
-        # 3. a short search for a line that ends better than now (once per progress event when it fails)
-        progress_mark = (state.best, state.stock_left)
-        if self._resigned_at != progress_mark:
-            line = lookahead(game, state, now)
-            if line is not None:
-                return line[0]
-            self._resigned_at = progress_mark
-        # 4. deal
-        if mask[DEAL]:
-            return DEAL
-        # 5. resigned until the next progress event
-        return int(best_a)
+        own = self.rules.choose(game, state, mask)
+        if not self.endgame or state.stock_left > 0:
+            return own
+        values = game.endgame_values(state)
+        if len(values) < 2:
+            return own
+        top = max(values.values())
+        return own if values.get(own) == top else min(a for a, v in values.items() if v == top)

@@ -19,6 +19,8 @@ __all__ = ["PussGreedy", "choose_move", "waits"]
 class PussGreedy(Agent):
     """Wanted-order packing, harmless merges, best redeal order by mental replay (see module docstring)."""
 
+    reads_observation = False
+
     name = "greedy"
 
     def __init__(self, plan_redeal: bool = True) -> None:

@@ -415,6 +415,8 @@ def solve(
 class PussSolverAgent(Agent):
     """Plays the solver's line (perfect knowledge of the pack: an upper bound, not a fair agent)."""
 
+    reads_observation = False
+
     name = "solver"
 
     def __init__(self, max_nodes: int | None = 50_000, max_seconds: float | None = None) -> None:

@@ -1,4 +1,9 @@
-"""The final report of a training run: PPO against the baselines on the same deals."""
+"""The final report of a training run: PPO against the baselines on the same deals.
+
+``train.py`` writes it at the end of a run. ``python -m agents.report RUN_DIR`` writes it again for a
+finished run (its ``config.yaml``, ``training.json`` and ``model.zip``), for example when the
+evaluation was stopped.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.config import TrainConfig
+from agents.config import TrainConfig, load_config
 from agents.evaluate import Summary, evaluate, format_table
 
 
@@ -186,3 +191,19 @@ def _plot_scores(run_dir: Path, results: list[Summary], lower: bool) -> None:
     fig.tight_layout()
     fig.savefig(run_dir / "scores.png", dpi=100)
     plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", type=Path, help="a finished run's directory")
+    args = parser.parse_args(argv)
+    for name in ("config.yaml", "training.json", "model.zip"):
+        if not (args.run_dir / name).is_file():
+            parser.error(f"{args.run_dir / name} is missing: not a finished run")
+    print(write_report(args.run_dir, load_config(args.run_dir / "config.yaml")))
+
+
+if __name__ == "__main__":
+    main()

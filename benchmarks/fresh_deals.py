@@ -14,12 +14,14 @@ Games (``--game``):
   (``giant_moves_critic``, ``_lr3e4``, ``_lr3e4_1m``) on the ``moves`` encoding;
 * ``pocket``: the MissMilliganPocket-v0 model on the ``moves_search`` encoding
   (``miss_milligan_pocket_moves_search``);
+* ``pocket_endgame``: the MissMilliganPocket-v0 model on the ``moves_endgame``
+  encoding (``miss_milligan_pocket_moves_endgame``);
 * ``puss``: the PussInTheCorner-v0 model on the ``moves_replay_all`` encoding
   (``puss_moves_replay_all``).
 
 Writes ``benchmarks/results/<game>_fresh_deals.json`` and ``.md``.
 
-Usage: ``python -m benchmarks.fresh_deals --game golf|giant|pocket|puss [--episodes 1000] [--seed 100000]
+Usage: ``python -m benchmarks.fresh_deals --game golf|giant|pocket|pocket_endgame|puss [--episodes 1000] [--seed 100000]
 [--models ...]``
 """
 
@@ -76,6 +78,12 @@ GAMES = {
         "moves_search",
         False,
         ("models/miss_milligan_pocket_moves_search.zip",),
+    ),
+    "pocket_endgame": Game(
+        "patience_gym/MissMilliganPocket-v0",
+        "moves_endgame",
+        False,
+        ("models/miss_milligan_pocket_moves_endgame.zip",),
     ),
     "puss": Game(
         "patience_gym/PussInTheCorner-v0",

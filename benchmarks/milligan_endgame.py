@@ -7,11 +7,14 @@ with its position score and a three-move search, and resigns when that search
 finds nothing. This plays, on the same seeded deals:
 
 * ``greedy``: the baseline;
-* ``greedy, ending by rollouts``: the greedy until the stock is out, then at
-  every move with a choice each legal move followed by a full greedy game to
-  the end, the move whose game ends with the most cards on the foundations
-  kept (ties: the greedy's own move). It reads nothing hidden, but costs
-  seconds a game, far too much for an observation feature during PPO.
+* ``greedy, ending by rollouts`` (``greedy:endgame=1``,
+  :class:`agents.greedy_milligan.MilliganGreedy`): the greedy until the stock
+  is out, then at every move with a choice each legal move followed by a
+  full greedy game to the end, the move whose game ends with the most cards
+  on the foundations kept (ties: the greedy's own move). It reads nothing
+  hidden. The outcomes are remembered at progress events
+  (:mod:`patience_gym.games.milligan_endgame`; the same values as replaying
+  each game afresh, which cost about 7 s a pocket game).
 
 Writes ``benchmarks/results/<game>_endgame.json`` and ``.md``.
 
@@ -23,62 +26,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
-from agents.base import Agent
 from agents.evaluate import mean_ci95, play_episodes
 from agents.greedy_milligan import MilliganGreedy
 from agents.report import machine_description
 from benchmarks import RESULTS, agents_table, write_results
-from patience_gym.env import PatienceEnv
-from patience_gym.games.milligan import MilliganGame, MilliganState
-
-
-def greedy_outcome(game: MilliganGame, state: MilliganState) -> float:
-    """Cards on the foundations when a fresh greedy plays ``state`` to the end."""
-    trial = state.copy()
-    greedy = MilliganGreedy()
-    while not game.is_over(trial):
-        game.apply(trial, greedy.choose(game, trial, game.legal_mask(trial)))
-    return game.score(trial)
-
-
-class EndgameRollouts(Agent):
-    """The greedy while the stock lasts; then the legal move whose greedy game to the end scores best."""
-
-    name = "greedy, ending by rollouts"
-
-    def __init__(self) -> None:
-        self.greedy = MilliganGreedy()
-
-    def reset(self, seed: int | None = None) -> None:
-        self.greedy.reset(seed)
-
-    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        game, state = env.game, env.state
-        assert isinstance(game, MilliganGame) and isinstance(state, MilliganState)
-        own = self.greedy.choose(game, state, mask)
-        legal = [int(a) for a in np.flatnonzero(mask)]
-        if state.stock_left > 0 or len(legal) == 1:
-            return own
-        best, best_value = own, -1.0
-        for action in [own] + [a for a in legal if a != own]:
-            after = state.copy()
-            game.apply(after, action)
-            value = greedy_outcome(game, after)
-            if value > best_value:
-                best, best_value = action, value
-        return best
 
 
 def measure(env_id: str, episodes: int, seed: int) -> dict:
     seeds = list(range(seed, seed + episodes))
     results = {}
-    for agent in (MilliganGreedy(), EndgameRollouts()):
+    for agent in (MilliganGreedy(), MilliganGreedy(endgame=1)):
         summary = play_episodes(env_id, agent, seeds)
         results[agent.name] = summary
         print(f"{agent.name:28s} {summary.mean_score:6.2f}  win {100 * summary.win_rate:5.1f}%", flush=True)
-    greedy, rollouts = results["greedy"], results[EndgameRollouts.name]
+    greedy, rollouts = results["greedy"], results[MilliganGreedy(endgame=1).name]
     diff, ci = mean_ci95([r - g for r, g in zip(rollouts.scores, greedy.scores, strict=True)])
     return {
         "env": env_id,

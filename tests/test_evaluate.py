@@ -92,3 +92,31 @@ def test_several_models_are_named_by_file_and_the_json_keeps_per_deal_scores(tmp
     assert data["scores"]["ppo:first"] == data["scores"]["ppo:second"]  # the same weights on the same deals
     assert all(len(s) == 2 for s in data["scores"].values())
     assert [s.agent for s in evaluate("patience_gym/Golf-v0", specs[:1], episodes=1)] == ["ppo"]
+
+
+def test_agents_that_do_not_read_the_observation_play_on_the_default_one(monkeypatch):
+    """The greedy and random agents choose from the state and the mask, so a costly encoding is not built
+    for them (the same moves either way); a PPO agent gets the encoding it was trained on."""
+    import gymnasium as gym
+
+    from agents import evaluate as evaluate_module
+    from agents.base import RandomAgent
+    from agents.greedy_milligan import MilliganGreedy
+    from agents.ppo import PPOAgent
+
+    made: list[dict] = []
+    real_make = gym.make
+
+    def recording_make(env_id, **kwargs):
+        made.append(kwargs)
+        return real_make(env_id, **kwargs)
+
+    monkeypatch.setattr(evaluate_module.gym, "make", recording_make)
+    kwargs = {"obs_encoding": "moves_endgame"}
+    env_id = "patience_gym/MissMilliganPocket-v0"
+    plain = evaluate_module.play_episodes(env_id, MilliganGreedy(), [0, 1])
+    rich = evaluate_module.play_episodes(env_id, MilliganGreedy(), [0, 1], kwargs)
+    evaluate_module.play_episodes(env_id, RandomAgent(0), [0], kwargs)
+    assert made[:3] == [{}, {}, {}]
+    assert rich.scores == plain.scores and rich.mean_moves == plain.mean_moves
+    assert PPOAgent.reads_observation and not MilliganGreedy.reads_observation

@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env
 from patience_gym.cards import CODE, parse_cards
 from patience_gym.games.milligan import (
     MAX_EPISODE_MOVES,
+    MOVES_ENDGAME_SIZE,
     MOVES_SEARCH_SIZE,
     MOVES_SIZE,
     OBS_FOUNDATIONS,
@@ -50,12 +51,18 @@ def play_random(env: gym.Env, seed: int, steps: int) -> tuple[dict, list]:
 
 
 @pytest.mark.parametrize(("env_id", "options"), CASES)
-@pytest.mark.parametrize("encoding", ["ids", "planes", "moves", "moves_search"])
+@pytest.mark.parametrize("encoding", ["ids", "planes", "moves", "moves_search", "moves_endgame"])
 def test_check_env_each_option_and_encoding(env_id, options, encoding):
     env = gym.make(env_id, obs_encoding=encoding, render_mode="ansi", **options)
     check_env(env.unwrapped)
     assert env.action_space.n == NUM_ACTIONS
-    sizes = {"ids": OBS_SIZE, "planes": PLANES_SIZE, "moves": MOVES_SIZE, "moves_search": MOVES_SEARCH_SIZE}
+    sizes = {
+        "ids": OBS_SIZE,
+        "planes": PLANES_SIZE,
+        "moves": MOVES_SIZE,
+        "moves_search": MOVES_SEARCH_SIZE,
+        "moves_endgame": MOVES_ENDGAME_SIZE,
+    }
     assert env.observation_space.shape == (sizes[encoding],)
 
 

@@ -194,7 +194,7 @@ def greedy_positions(env: gym.Env, seeds: range) -> Iterator[tuple[np.ndarray, b
         done = False
         while not done:
             state = env.unwrapped.state
-            resigned = greedy._resigned_at == (state.best, state.stock_left)
+            resigned = greedy.resigned(state)
             action = greedy.act(env.unwrapped, obs, info["action_mask"].astype(bool))
             yield obs, resigned, action
             obs, _, terminated, truncated, info = env.step(action)
@@ -343,6 +343,7 @@ def test_evaluation_is_the_greedy_baselines():
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic.zip"),
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic_1m.zip"),
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_search.zip"),
+        ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_endgame.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic_lr3e4.zip"),
@@ -353,6 +354,6 @@ def test_shipped_models_play_their_env_on_the_moves_encoding(env_id, model):
     from agents.evaluate import play_episodes
     from agents.ppo import PPOAgent
 
-    encoding = "moves_search" if model.endswith("_search.zip") else "moves"
+    encoding = {"_search.zip": "moves_search", "_endgame.zip": "moves_endgame"}.get(model[model.rindex("_") :], "moves")
     summary = play_episodes(env_id, PPOAgent(model), [0], {"obs_encoding": encoding})
     assert summary.episodes == 1 and summary.mean_moves > 20 and all(s > 4 for s in summary.scores)

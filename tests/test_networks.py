@@ -245,6 +245,7 @@ def test_move_list_scorer_batches_like_single_observations():
         "models/miss_milligan_pocket_moves_critic.zip",
         "models/miss_milligan_pocket_moves_critic_1m.zip",
         "models/miss_milligan_pocket_moves_search.zip",
+        "models/miss_milligan_pocket_moves_endgame.zip",
         "models/giant_moves.zip",
         "models/giant_moves_critic.zip",
         "models/giant_moves_critic_lr3e4.zip",

@@ -188,7 +188,15 @@ def test_every_committed_config_loads():
         assert config.env_id.startswith("patience_gym/")
 
 
-@pytest.mark.parametrize("config_name", ["puss_in_the_corner.yaml", "miss_milligan.yaml", "puss_moves_replay_all.yaml"])
+@pytest.mark.parametrize(
+    "config_name",
+    [
+        "puss_in_the_corner.yaml",
+        "miss_milligan.yaml",
+        "puss_moves_replay_all.yaml",
+        "miss_milligan_pocket_moves_endgame.yaml",
+    ],
+)
 def test_committed_configs_of_the_other_families_train_and_report(tmp_path, config_name):
     """A smoke run of each env family's committed config through train.py (a few thousand steps)."""
     from sb3_contrib import MaskablePPO
@@ -230,3 +238,19 @@ def test_golf_moves_config_trains_and_its_model_plays_rounds(tmp_path):
     assert load_config(round_run / "config.yaml").env_id == "patience_gym/GolfRound-v0"
     with pytest.raises(ValueError, match="not of patience_gym/Golf-v0"):
         write_round_report(hole_run / "model.zip", round_run, tmp_path / "again", episodes=1, seed=0)
+
+
+def test_the_report_of_a_finished_run_can_be_written_again(tmp_path, capsys):
+    """``python -m agents.report RUN_DIR`` re-evaluates a finished run; a directory that is not one is named."""
+    from agents import report
+
+    run_dir = tmp_path / "run"
+    assert run(write_config(tmp_path, SMOKE), run_dir) == 0
+    first = json.loads((run_dir / "results.json").read_text())
+    (run_dir / "results.json").unlink()
+    report.main([str(run_dir)])
+    again = json.loads((run_dir / "results.json").read_text())
+    assert again["scores"] == first["scores"] and "| ppo | 5 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        report.main([str(tmp_path / "nothing")])
+    assert "not a finished run" in capsys.readouterr().err

@@ -44,6 +44,8 @@ def unseen_cards(deck: Counter[int], visible: Iterable[int]) -> list[int]:
 class DeterminizationPlanner(Agent):
     """Sampled-world search over the visible position; subclasses supply the game-specific parts."""
 
+    reads_observation = False
+
     name = "planner"
 
     #: Every card of the game's deck with its number of copies.

@@ -91,6 +91,17 @@ _SHARED = """
     face-up cards only, and it costs under a millisecond a step in the pocket
     version and Miss Milligan, a few in Giant.
 
+    ``obs_encoding="moves_endgame"``: ``Box(-1, 1, (5317,), float32)``, as
+    ``"moves_search"`` with 128 rows of 30: once the stock is out (nothing
+    is face down then) each row has two more values: the cards on the
+    foundations at the end of the greedy baseline's game after the move
+    (/104), and its shortfall from the best such outcome among the legal
+    moves (/10, capped at -1; 0 for the best). Before that both are 0.
+    Outcomes are remembered at progress events
+    (:mod:`patience_gym.games.milligan_endgame`); a step costs a few
+    milliseconds on average in the pocket version once the stock is out,
+    more far off the greedy's lines.
+
     No encoding shows the order of the face-down stock (the "planes"
     encoding marks which cards are still in it, which a player can count).
     The positions seen since the last progress event also decide legality
@@ -155,13 +166,14 @@ class MissMilliganEnv(PatienceEnv):
     ``waive_sequences=False``: a whole built sequence (any part at a
     column's foot) may be waived, and its cards leave the waiver like a
     column's (PySolFC, Morehead & Mott-Smith).
-    ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``), ``illegal_action="penalize"``
+    ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
+    ``"moves_endgame"``), ``illegal_action="penalize"``
     (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release. (The ``moves`` and ``moves_search`` encodings were
-      added later as new options; the rules and the other encodings are
-      unchanged.)
+    * v0: initial release. (The ``moves``, ``moves_search`` and
+      ``moves_endgame`` encodings were added later as new options; the rules
+      and the other encodings are unchanged.)
     """
     )
 
@@ -187,13 +199,14 @@ class GiantEnv(PatienceEnv):
     ## Arguments
     ``worry_back_anytime=False``: worry back at any time, not only once the
     stock is exhausted (Aisleriot).
-    ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``), ``illegal_action="penalize"``
+    ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
+    ``"moves_endgame"``), ``illegal_action="penalize"``
     (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release. (The ``moves`` and ``moves_search`` encodings were
-      added later as new options; the rules and the other encodings are
-      unchanged.)
+    * v0: initial release. (The ``moves``, ``moves_search`` and
+      ``moves_endgame`` encodings were added later as new options; the rules
+      and the other encodings are unchanged.)
     """
     )
 
@@ -218,14 +231,15 @@ class MissMilliganPocketEnv(PatienceEnv):
         + _SHARED
         + """
     ## Arguments
-    No rule options. ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``),
+    No rule options. ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
+    ``"moves_endgame"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
     ``"ansi"``, ``"human"``).
 
     ## Version History
-    * v0: initial release. (The ``moves`` and ``moves_search`` encodings were
-      added later as new options; the rules and the other encodings are
-      unchanged.)
+    * v0: initial release. (The ``moves``, ``moves_search`` and
+      ``moves_endgame`` encodings were added later as new options; the rules
+      and the other encodings are unchanged.)
     """
     )
 

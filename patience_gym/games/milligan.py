@@ -74,7 +74,16 @@ import numpy as np
 
 from patience_gym.cards import CODE, RANK, SUIT, check_cards, codes, parse_card, parse_cards, shuffled_deck
 from patience_gym.core import Game, ObsSpec
-from patience_gym.games.milligan_moves import EXTRA, MOVE_SLOTS, ROW, SEARCH_ROW, move_rows
+from patience_gym.games.milligan_endgame import EndgameReplay
+from patience_gym.games.milligan_moves import (
+    ENDGAME_ROW,
+    EXTRA,
+    MOVE_SLOTS,
+    ROW,
+    SEARCH_ROW,
+    move_rows,
+    write_endgame,
+)
 from patience_gym.games.milligan_tables import (
     CC,
     CC_BASE,
@@ -146,6 +155,9 @@ MOVES_GLOBAL = PLANES_SIZE + EXTRA
 MOVES_SIZE = MOVES_GLOBAL + MOVE_SLOTS * ROW
 # "moves_search": the same, with the lookahead's two values on each row.
 MOVES_SEARCH_SIZE = MOVES_GLOBAL + MOVE_SLOTS * SEARCH_ROW
+# "moves_endgame": the same, with the endgame replay's two values on each row
+# (set once the stock is out; patience_gym.games.milligan_endgame).
+MOVES_ENDGAME_SIZE = MOVES_GLOBAL + MOVE_SLOTS * ENDGAME_ROW
 
 
 @dataclasses.dataclass(frozen=True)
@@ -304,7 +316,7 @@ class MilliganGame(Game[MilliganState]):
     #: exhausted) or "anytime".
     foundation_down: ClassVar[str] = "never"
 
-    obs_encodings = ("ids", "planes", "moves", "moves_search")
+    obs_encodings = ("ids", "planes", "moves", "moves_search", "moves_endgame")
     max_episode_steps = 10_000
     num_actions = NUM_ACTIONS
 
@@ -321,6 +333,7 @@ class MilliganGame(Game[MilliganState]):
         self.reserve_letter = "p" if self.reserve_kind == "pocket" else "w"
         self._zeros = np.zeros(NUM_ACTIONS, dtype=bool)
         self._zeros.flags.writeable = False
+        self._endgame = EndgameReplay()
 
     # --- states ---------------------------------------------------------
     def init(self, rng: np.random.Generator) -> MilliganState:
@@ -877,6 +890,8 @@ class MilliganGame(Game[MilliganState]):
             return ObsSpec((MOVES_SIZE,), -1.0, 1.0, np.float32)
         if encoding == "moves_search":
             return ObsSpec((MOVES_SEARCH_SIZE,), -1.0, 1.0, np.float32)
+        if encoding == "moves_endgame":
+            return ObsSpec((MOVES_ENDGAME_SIZE,), -1.0, 1.0, np.float32)
         return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
     def observe(self, state: MilliganState, encoding: str) -> np.ndarray:
@@ -886,16 +901,34 @@ class MilliganGame(Game[MilliganState]):
             return self._observe_moves(state, search=False)
         if encoding == "moves_search":
             return self._observe_moves(state, search=True)
+        if encoding == "moves_endgame":
+            return self._observe_moves(state, search=True, endgame=True)
         return self._observe_planes(state)
 
-    def _observe_moves(self, state: MilliganState, search: bool) -> np.ndarray:
-        """The planes, the position values and the list of legal moves with their features (and lookahead)."""
-        out = np.empty(MOVES_SEARCH_SIZE if search else MOVES_SIZE, dtype=np.float32)
+    def _observe_moves(self, state: MilliganState, search: bool, endgame: bool = False) -> np.ndarray:
+        """The planes, the position values and the list of legal moves with their features (and lookahead,
+        and endgame replays)."""
+        size = MOVES_ENDGAME_SIZE if endgame else MOVES_SEARCH_SIZE if search else MOVES_SIZE
+        out = np.empty(size, dtype=np.float32)
         out[:PLANES_SIZE] = self._observe_planes(state)
-        rows, extra = move_rows(self, state, self.legal_actions(state), search=search)
+        acts = self.legal_actions(state)
+        rows, extra = move_rows(self, state, acts, search=search)
         out[PLANES_SIZE:MOVES_GLOBAL] = extra
-        out[MOVES_GLOBAL:] = rows.ravel()
+        if not endgame:
+            out[MOVES_GLOBAL:] = rows.ravel()
+            return out
+        wide = out[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ENDGAME_ROW)
+        wide[:, :SEARCH_ROW] = rows
+        wide[:, SEARCH_ROW:] = 0.0
+        write_endgame(wide, acts, self.endgame_values(state))
         return out
+
+    def endgame_values(self, state: MilliganState) -> dict[int, int]:
+        """Once the stock is out: each legal move mapped to the cards on the foundations at the end of the
+        greedy's game after it (remembered; :mod:`patience_gym.games.milligan_endgame`). Empty before."""
+        if state.stock_left or self.is_over(state):
+            return {}
+        return self._endgame.values(self, state, self.legal_actions(state))
 
     def _observe_ids_full(self, state: MilliganState) -> np.ndarray:
         obs = np.zeros(OBS_SIZE, dtype=np.int8)

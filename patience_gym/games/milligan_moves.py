@@ -49,6 +49,13 @@ baseline makes at that point (:mod:`agents.greedy_milligan`, steps 3 and 4),
 read from the face-up cards only, like every other feature. (It is not run
 when the legal moves overflow the list, where the greedy's first two steps
 could not be read from the rows either; such positions are flagged.)
+
+**Endgame replays** (the ``moves_endgame`` encoding): each row has two more
+values, :data:`ENDGAME_FEATURES` in all, set only once the stock is out
+(nothing is hidden then; 0 before): ``27`` the cards on the foundations at
+the end of the greedy's game after the move (/104), ``28`` its shortfall
+from the best such outcome among the legal moves (/10, capped at -1; 0 for
+the best). See :mod:`patience_gym.games.milligan_endgame`.
 """
 
 from __future__ import annotations
@@ -82,6 +89,10 @@ ROW = 1 + MOVE_FEATURES
 SEARCH_FEATURES = MOVE_FEATURES + 2
 #: Values per row of the ``moves_search`` move list.
 SEARCH_ROW = 1 + SEARCH_FEATURES
+#: Features per move of the ``moves_endgame`` encoding: the ``moves_search`` ones, the endgame replay's two.
+ENDGAME_FEATURES = SEARCH_FEATURES + 2
+#: Values per row of the ``moves_endgame`` move list.
+ENDGAME_ROW = 1 + ENDGAME_FEATURES
 #: Positions the lookahead may visit per depth, and its deepest line.
 SEARCH_NODES = 3_000
 SEARCH_DEPTH = 3
@@ -340,6 +351,17 @@ def _mark_lookahead(game: MilliganGame, state: MilliganState, acts: list[int], n
         rows[slot, 2 + MOVE_FEATURES] = _cap((value - now) / 200)
     elif acts and acts[-1] == DEAL:
         rows[len(acts) - 1, 1 + MOVE_FEATURES] = 1.0
+
+
+def write_endgame(rows: np.ndarray, acts: list[int], values: dict[int, int]) -> None:
+    """Set the endgame replay's two values (module docstring) in ``rows`` (width :data:`ENDGAME_ROW`)."""
+    if not values:
+        return
+    top = max(values.values())
+    for slot, a in enumerate(acts[:MOVE_SLOTS]):
+        value = values[a]
+        rows[slot, 1 + SEARCH_FEATURES] = value / 104
+        rows[slot, 2 + SEARCH_FEATURES] = max(-1.0, (value - top) / 10)
 
 
 def _cap(x: float) -> float:
