@@ -59,6 +59,8 @@ class ReportConfig:
     #: Which PPO policy the report plays: ``final`` (the run's ``model.zip``) or ``best`` (the one
     #: the held-out evaluation during training scored best, ``eval/best_model.zip``; needs ``eval.freq``).
     model: str = "final"
+    #: Processes that play the report's deals (each agent's deals split into blocks; same results).
+    jobs: int = 1
 
 
 @dataclasses.dataclass
@@ -241,6 +243,8 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
             raise ConfigError(f"{path}: {env_id}.pretrain.teacher: {exc}") from None
     if config.pretrain.episodes > 0 and config.pretrain.epochs < 1:
         raise ConfigError(f"{path}: {env_id}.pretrain.epochs must be at least 1")
+    if config.report.jobs < 1:
+        raise ConfigError(f"{path}: {env_id}.report.jobs must be at least 1")
     if config.pretrain.jobs < 1:
         raise ConfigError(f"{path}: {env_id}.pretrain.jobs must be at least 1")
     if config.pretrain.dagger_rounds < 0:

@@ -148,21 +148,78 @@ def evaluate(
     episodes: int,
     seed: int = 0,
     env_kwargs: dict[str, Any] | None = None,
+    jobs: int = 1,
 ) -> list[Summary]:
-    """Every agent on the same ``episodes`` deals (seeds ``seed .. seed+episodes-1``)."""
+    """Every agent on the same ``episodes`` deals (seeds ``seed .. seed+episodes-1``).
+
+    ``jobs`` > 1 splits each agent's deals into that many consecutive blocks played in parallel
+    processes (each with a fresh agent; the agents here reset per deal), then joins them in seed order.
+    """
     game_name = gym.make(env_id, **(env_kwargs or {})).unwrapped.game.name  # type: ignore[attr-defined]
     seeds = list(range(seed, seed + episodes))
     several_models = sum(spec.startswith("ppo:") for spec in agent_specs) > 1
     results = []
     for spec in agent_specs:
-        agent = make_agent(spec, game_name, seed=seed)
+        name = None
         if spec.startswith("ppo:"):
             # One model is "ppo"; several are told apart by their file names.
-            agent.name = f"ppo:{Path(spec[4:]).stem}" if several_models else "ppo"
+            name = f"ppo:{Path(spec[4:]).stem}" if several_models else "ppo"
         elif ":" in spec:
-            agent.name = spec  # a table agent with options, e.g. planner:margin=1
+            name = spec  # a table agent with options, e.g. planner:margin=1
+        if jobs > 1 and len(seeds) > 1:
+            results.append(_play_in_parallel(env_id, spec, name, game_name, seeds, env_kwargs, jobs))
+            continue
+        agent = make_agent(spec, game_name, seed=seed)
+        if name:
+            agent.name = name
         results.append(play_episodes(env_id, agent, seeds, env_kwargs))
     return results
+
+
+def _play_block(
+    env_id: str, spec: str, name: str | None, game_name: str, seeds: list[int], env_kwargs: dict[str, Any] | None
+) -> Summary:
+    import torch as th
+
+    th.set_num_threads(1)  # one process per core already
+    agent = make_agent(spec, game_name, seed=seeds[0])
+    if name:
+        agent.name = name
+    return play_episodes(env_id, agent, seeds, env_kwargs)
+
+
+def _play_in_parallel(
+    env_id: str,
+    spec: str,
+    name: str | None,
+    game_name: str,
+    seeds: list[int],
+    env_kwargs: dict[str, Any] | None,
+    jobs: int,
+) -> Summary:
+    """:func:`play_episodes` over ``jobs`` blocks of ``seeds`` in parallel processes, joined in seed order."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = math.ceil(len(seeds) / jobs)
+    blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
+    with ProcessPoolExecutor(len(blocks), mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = list(pool.map(_play_block, *zip(*[(env_id, spec, name, game_name, b, env_kwargs) for b in blocks])))
+    scores = [x for part in parts for x in part.scores]
+    wins = sum(round(part.win_rate * part.episodes) for part in parts)
+    n = len(scores)
+    mean, ci = mean_ci95(scores)
+    return Summary(
+        agent=parts[0].agent,
+        episodes=n,
+        mean_score=mean,
+        score_ci95=ci,
+        win_rate=wins / n,
+        win_ci95=wilson_ci95(wins, n),
+        mean_moves=sum(part.mean_moves * part.episodes for part in parts) / n,
+        seconds=sum(part.seconds for part in parts),
+        scores=scores,
+    )
 
 
 def format_table(env_id: str, results: Sequence[Summary], lower_is_better: bool) -> str:

@@ -33,7 +33,9 @@ def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) 
         model, step, mean_return = best_checkpoint(run_dir)
         chosen.update(best_step=step, best_eval_return=mean_return, eval_episodes=config.eval.episodes)
     specs = [*config.report.agents, f"ppo:{model or run_dir / 'model.zip'}"]
-    results = evaluate(config.env_id, specs, config.report.episodes, config.report.seed, config.env_kwargs)
+    results = evaluate(
+        config.env_id, specs, config.report.episodes, config.report.seed, config.env_kwargs, config.report.jobs
+    )
     table = format_table(config.env_id, results, lower)
     training = json.loads((run_dir / "training.json").read_text())
     payload: dict[str, Any] = {

@@ -22,7 +22,7 @@ Games (``--game``):
 Writes ``benchmarks/results/<game>_fresh_deals.json`` and ``.md``.
 
 Usage: ``python -m benchmarks.fresh_deals --game golf|giant|pocket|pocket_endgame|puss [--episodes 1000] [--seed 100000]
-[--models ...]``
+[--models ...] [--jobs 1]``
 """
 
 from __future__ import annotations
@@ -94,9 +94,9 @@ GAMES = {
 }
 
 
-def measure(game: Game, models: list[str], episodes: int, seed: int) -> dict:
+def measure(game: Game, models: list[str], episodes: int, seed: int, jobs: int = 1) -> dict:
     specs = ["greedy", *(f"ppo:{ROOT / m}" for m in models)]
-    summaries = evaluate(game.env_id, specs, episodes, seed, {"obs_encoding": game.obs_encoding})
+    summaries = evaluate(game.env_id, specs, episodes, seed, {"obs_encoding": game.obs_encoding}, jobs)
     greedy, *ppo = summaries
     runs = []
     for model, summary in zip(models, ppo, strict=True):
@@ -152,9 +152,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=100_000)
     parser.add_argument("--models", nargs="+", help="models of that game (default: its shipped models)")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--jobs", type=int, default=1, help="processes playing each agent's deals (same results)")
     args = parser.parse_args(argv)
     game = GAMES[args.game]
-    data = measure(game, args.models or list(game.models), args.episodes, args.seed)
+    data = measure(game, args.models or list(game.models), args.episodes, args.seed, args.jobs)
     write_results(f"{args.game}_fresh_deals", data, to_markdown(data), args.out)
 
 

@@ -120,3 +120,13 @@ def test_agents_that_do_not_read_the_observation_play_on_the_default_one(monkeyp
     assert made[:3] == [{}, {}, {}]
     assert rich.scores == plain.scores and rich.mean_moves == plain.mean_moves
     assert PPOAgent.reads_observation and not MilliganGreedy.reads_observation
+
+
+def test_parallel_evaluation_gives_the_same_results_in_seed_order():
+    """``jobs=2`` plays the deals in two processes and joins them: the same per-deal scores as one process."""
+    from agents.evaluate import evaluate
+
+    one = evaluate("patience_gym/Golf-v0", ["random", "greedy"], 5, seed=3)
+    two = evaluate("patience_gym/Golf-v0", ["random", "greedy"], 5, seed=3, jobs=2)
+    for a, b in zip(one, two, strict=True):
+        assert (a.agent, a.scores, a.win_rate, a.mean_moves) == (b.agent, b.scores, b.win_rate, b.mean_moves)
