@@ -156,6 +156,7 @@ def test_resume_without_or_with_corrupt_checkpoint_is_a_clear_error(tmp_path, ca
             r"patience_gym/Golf-v0.report.model 'best' needs held-out evaluations",
         ),
         ({"pretrain": {"jobs": 0}}, r"patience_gym/Golf-v0.pretrain.jobs must be at least 1"),
+        ({"report": {"jobs": 0}}, r"patience_gym/Golf-v0.report.jobs must be at least 1"),
     ],
 )
 def test_config_errors_name_the_key_and_file(tmp_path, patch, message):
