@@ -28,6 +28,7 @@ SECTIONS = {
     "golf-fresh-deals": "golf_fresh_deals.md",  # benchmarks/fresh_deals.py --game golf
     "giant-fresh-deals": "giant_fresh_deals.md",  # benchmarks/fresh_deals.py --game giant
     "pocket-fresh-deals": "pocket_fresh_deals.md",  # benchmarks/fresh_deals.py --game pocket
+    "pocket-endgame-fresh-deals": "pocket_endgame_fresh_deals.md",  # fresh_deals.py --game pocket_endgame
     "puss-fresh-deals": "puss_fresh_deals.md",  # benchmarks/fresh_deals.py --game puss
     "puss-second-pass": "puss_second_pass.md",  # benchmarks/puss_second_pass.py
     "pocket-endgame": "pocket_endgame.md",  # benchmarks/milligan_endgame.py
