@@ -127,17 +127,22 @@ def play_episodes(env_id: str, agent: Agent, seeds: Sequence[int], env_kwargs: d
         scores.append(float(unwrapped.game.score(unwrapped.state)))  # type: ignore[attr-defined]
         wins += bool(unwrapped.game.is_won(unwrapped.state))  # type: ignore[attr-defined]
     env.close()
+    return summarise(agent.name, scores, wins, moves, time.perf_counter() - start)
+
+
+def summarise(agent: str, scores: list[float], wins: int, moves: int, seconds: float) -> Summary:
+    """The summary of ``agent``'s games: per-deal ``scores``, games won, moves made in all, seconds taken."""
     mean, ci = mean_ci95(scores)
-    n = len(seeds)
+    n = len(scores)
     return Summary(
-        agent=agent.name,
+        agent=agent,
         episodes=n,
         mean_score=mean,
         score_ci95=ci,
         win_rate=wins / n if n else math.nan,
         win_ci95=wilson_ci95(wins, n),
         mean_moves=moves / n if n else math.nan,
-        seconds=time.perf_counter() - start,
+        seconds=seconds,
         scores=scores,
     )
 
@@ -205,20 +210,12 @@ def _play_in_parallel(
     blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
     with ProcessPoolExecutor(len(blocks), mp_context=multiprocessing.get_context("spawn")) as pool:
         parts = list(pool.map(_play_block, *zip(*[(env_id, spec, name, game_name, b, env_kwargs) for b in blocks])))
-    scores = [x for part in parts for x in part.scores]
-    wins = sum(round(part.win_rate * part.episodes) for part in parts)
-    n = len(scores)
-    mean, ci = mean_ci95(scores)
-    return Summary(
-        agent=parts[0].agent,
-        episodes=n,
-        mean_score=mean,
-        score_ci95=ci,
-        win_rate=wins / n,
-        win_ci95=wilson_ci95(wins, n),
-        mean_moves=sum(part.mean_moves * part.episodes for part in parts) / n,
-        seconds=sum(part.seconds for part in parts),
-        scores=scores,
+    return summarise(
+        parts[0].agent,
+        [x for part in parts for x in part.scores],
+        sum(round(part.win_rate * part.episodes) for part in parts),
+        round(sum(part.mean_moves * part.episodes for part in parts)),
+        sum(part.seconds for part in parts),
     )
 
 

@@ -35,11 +35,12 @@ from benchmarks import RESULTS, agents_table, write_results
 def measure(env_id: str, episodes: int, seed: int) -> dict:
     seeds = list(range(seed, seed + episodes))
     results = {}
-    for agent in (MilliganGreedy(), MilliganGreedy(endgame=1)):
+    baseline, ending = MilliganGreedy(), MilliganGreedy(endgame=1)
+    for agent in (baseline, ending):
         summary = play_episodes(env_id, agent, seeds)
         results[agent.name] = summary
         print(f"{agent.name:28s} {summary.mean_score:6.2f}  win {100 * summary.win_rate:5.1f}%", flush=True)
-    greedy, rollouts = results["greedy"], results[MilliganGreedy(endgame=1).name]
+    greedy, rollouts = results[baseline.name], results[ending.name]
     diff, ci = mean_ci95([r - g for r, g in zip(rollouts.scores, greedy.scores, strict=True)])
     return {
         "env": env_id,
