@@ -26,7 +26,6 @@ import numpy as np
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
 from agents.registry import make_agent
-from patience_gym.games.golf import BOGEY
 
 Z95 = 1.959963984540054
 
@@ -231,12 +230,16 @@ def format_table(env_id: str, results: Sequence[Summary], lower_is_better: bool)
             f"| {r.agent} | {r.episodes} | {r.mean_score:.2f} ± {r.score_ci95:.2f} | "
             f"{format_share(r.win_rate, r.win_ci95)} | {r.mean_moves:.1f} |"
         )
-    if "GolfRound" in env_id:
-        lines.append("")
-        lines.append(
-            f"Round score is the sum of nine holes; the book's bogey is {BOGEY}. 'win' = round at or under bogey."
-        )
+    note = score_note(env_id)
+    if note:
+        lines += ["", note]
     return "\n".join(lines)
+
+
+def score_note(env_id: str) -> str:
+    """The env's game's sentence on how its score and wins are counted ("" where none is needed)."""
+    note: str = gym.make(env_id).unwrapped.game.score_note  # type: ignore[attr-defined]
+    return note
 
 
 def main(argv: Sequence[str] | None = None) -> None:

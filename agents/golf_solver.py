@@ -71,7 +71,7 @@ def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool
     legal moves), with ``exact=False``.
     """
     if fast and _fast is not None:
-        fits = _fits_bytes(game._fits)
+        fits = _fits_bytes(game.fits)
         columns = [[RANK[c] for c in col] for col in state.columns]
         stock = [RANK[c] for c in state.stock[state.pos :]]
         budget = max_nodes if max_nodes is not None else 2**62
@@ -82,7 +82,7 @@ def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool
 
 def solve_python(game: Golf, state: GolfState, max_nodes: int | None = None) -> GolfSolution:
     """The reference search in pure Python (what the C core does, move for move, more slowly)."""
-    fits = game._fits
+    fits = game.fits
     columns = [[RANK[c] for c in col] for col in state.columns]
     stock = [RANK[c] for c in state.stock[state.pos :]]
     n_stock = len(stock)
@@ -181,7 +181,7 @@ def solve_python(game: Golf, state: GolfState, max_nodes: int | None = None) -> 
 
 def _rank_weights(game: Golf) -> tuple[list[int], list[int], list[int]]:
     """Per rank: parity sign, 1 for a rank a wrap (K-A) step may reach, 1 for a rank nothing goes on."""
-    fits = game._fits
+    fits = game.fits
     sign = [0] + [1 if r % 2 else -1 for r in range(1, 14)]
     wraps = [int(r in (1, 13) and fits[1][13]) for r in range(14)]
     blocker = [int(r > 0 and not any(fits[r])) for r in range(14)]

@@ -1,6 +1,6 @@
 """Greedy baselines for Miss Milligan, Giant and the pocket version.
 
-The rules it plays by are in :mod:`patience_gym.games.milligan_greedy`
+The rules it plays by are in :mod:`patience_gym.heuristics.milligan_greedy`
 (shared with the ``moves_endgame`` encoding's replays); this module wraps them
 as an agent. It reads only the visible position, never the stock order.
 
@@ -9,7 +9,7 @@ greedy while the stock lasts; once it is out (nothing is hidden then), at
 every move with a choice it plays the legal move whose full greedy game to
 the end puts the most cards on the foundations (ties: its own move). The
 values are the ``moves_endgame`` encoding's
-(:meth:`patience_gym.games.milligan.MilliganGame.endgame_values`), so a
+(:meth:`patience_gym.heuristics.milligan_endgame.EndgameReplay.move_values`), so a
 policy trained on that encoding can learn this agent's moves from what it
 sees. It is the teacher of ``configs/miss_milligan_pocket_moves_endgame.yaml``.
 """
@@ -21,10 +21,11 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState
-from patience_gym.games.milligan_greedy import GreedyRules
-from patience_gym.games.milligan_moves import evaluation
+from patience_gym.heuristics.milligan_endgame import EndgameReplay
+from patience_gym.heuristics.milligan_greedy import GreedyRules
+from patience_gym.heuristics.milligan_moves import evaluation
 
-#: Score of the visible position (higher is better); see :mod:`patience_gym.games.milligan_greedy`.
+#: Score of the visible position (higher is better); see :mod:`patience_gym.heuristics.milligan_greedy`.
 evaluate = evaluation
 
 
@@ -38,6 +39,7 @@ class MilliganGreedy(Agent):
     def __init__(self, endgame: int = 0) -> None:
         self.rules = GreedyRules()
         self.endgame = bool(endgame)
+        self.endgame_replay = EndgameReplay()
         if self.endgame:
             self.name = "greedy, ending by rollouts"
 
@@ -57,7 +59,7 @@ class MilliganGreedy(Agent):
         own = self.rules.choose(game, state, mask)
         if not self.endgame or state.stock_left > 0:
             return own
-        values = game.endgame_values(state)
+        values = self.endgame_replay.move_values(game, state)
         if len(values) < 2:
             return own
         top = max(values.values())

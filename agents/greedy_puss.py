@@ -1,6 +1,6 @@
 """Greedy Puss in the Corner baseline: keep every packet in the order its cards will be wanted.
 
-The rules it plays by are in :mod:`patience_gym.games.puss_greedy` (shared with
+The rules it plays by are in :mod:`patience_gym.heuristics.puss_greedy` (shared with
 the ``moves_replay`` encoding); this module wraps them as an agent.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import PussInTheCorner
-from patience_gym.games.puss_greedy import choose_move, waits
+from patience_gym.heuristics.puss_greedy import choose_move, waits
 
 __all__ = ["PussGreedy", "choose_move", "waits"]
 

@@ -15,6 +15,8 @@ is the feature vector. Use it in a config as::
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -24,7 +26,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtr
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
-from patience_gym.games.golf import PLANE_WIDTH, RUNS_SIZE
+from patience_gym.features.golf import RUNS_SIZE
+from patience_gym.games.golf import PLANE_WIDTH
 
 
 class CardEmbedding(BaseFeaturesExtractor):
@@ -197,7 +200,7 @@ class GolfMoves(BaseFeaturesExtractor):
     Each column becomes a token of what a player weighs before playing its
     exposed card: the ranks in every row, the exposed rank, and the run that
     card starts (length, openness after it, height; see
-    :mod:`patience_gym.games.golf_runs`), and for every card in it how many
+    :mod:`patience_gym.heuristics.golf_runs`), and for every card in it how many
     unseen cards lie one rank below and one above (its chances to play later). A global token holds the waste rank,
     the count of still-unseen cards of each rank and the stock count (and, for
     ``GolfRound-v0``, the hole number). Two rounds of "each column, then the
@@ -278,7 +281,7 @@ class MoveScorer(BaseFeaturesExtractor):
 
     The observation is ``global_size`` values about the whole position followed
     by ``move_features`` values for each action (for Puss in the Corner:
-    :mod:`patience_gym.games.puss_moves`; ``MOVES_GLOBAL`` and ``MOVE_FEATURES``).
+    :mod:`patience_gym.heuristics.puss_moves`; ``MOVES_GLOBAL`` and ``MOVE_FEATURES``).
     An MLP turns the global part into a state vector; each action's logit is a
     shared MLP of its features, a small learned embedding of the action (which
     kind of move, which packet) and the state vector, so what is learnt about
@@ -326,7 +329,7 @@ class MoveListScorer(BaseFeaturesExtractor):
     The observation is ``global_size`` values about the position followed by
     rows of ``1 + move_features`` values, one per legal move: the action's id
     as ``(action + 1) / num_actions`` (0: an empty row), then the move's
-    features (for the Miss Milligan family: :mod:`patience_gym.games.milligan_moves`,
+    features (for the Miss Milligan family: :mod:`patience_gym.heuristics.milligan_moves`,
     ``MOVES_GLOBAL`` and ``MOVE_FEATURES``). Each row is scored like a
     :class:`MoveScorer` action and its score written to its action's logit;
     actions without a row get the logit ``unlisted`` (illegal ones are masked
@@ -374,3 +377,29 @@ class MoveListScorer(BaseFeaturesExtractor):
         logits = torch.full((obs.shape[0], self.num_actions), self.unlisted, device=obs.device, dtype=obs.dtype)
         logits = logits.index_put((batch, listed), scores)
         return torch.cat([logits, g], dim=1)
+
+
+def complete_extractor_kwargs(policy_kwargs: Mapping[str, Any], layout: Mapping[str, int]) -> dict[str, Any]:
+    """``policy_kwargs`` with the feature extractor's layout arguments (``global_size``, ``move_features``,
+    ``num_actions``) filled in from the observation's layout (``env.unwrapped.observer.layout``).
+
+    Configs never write observation offsets: the network reads them from the encoding it is given.
+    A value the config does give must agree with the layout.
+    """
+    resolved = dict(policy_kwargs)
+    extractor = resolved.get("features_extractor_class")
+    if not isinstance(extractor, type) or not layout:
+        return resolved
+    accepted = inspect.signature(extractor).parameters
+    kwargs = dict(resolved.get("features_extractor_kwargs") or {})
+    for key, value in layout.items():
+        if key not in accepted:
+            continue
+        if key in kwargs and kwargs[key] != value:
+            raise ValueError(
+                f"features_extractor_kwargs.{key} is {kwargs[key]}, but the observation's layout has {value}; "
+                "leave it out: it is read from the observation encoding"
+            )
+        kwargs[key] = value
+    resolved["features_extractor_kwargs"] = kwargs
+    return resolved

@@ -9,13 +9,15 @@ import numpy as np
 
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
-from patience_gym.games.golf import GolfRound, hole_in_play
+from patience_gym.features import Observer, make_observer
 
 
 class PPOAgent(Agent):
     """Plays the deterministic (most likely legal) action of a saved MaskablePPO policy.
 
-    A Golf-v0 model may also play GolfRound-v0 (same encoding): it plays each hole as it was trained to.
+    A model of a game's part may play the whole (a Golf-v0 model plays GolfRound-v0 in the same
+    encoding): where the env's observation does not fit the model, it is shown the part in play
+    (:meth:`patience_gym.core.Game.stage`) as that part's own env would show it.
     """
 
     name = "ppo"
@@ -25,6 +27,7 @@ class PPOAgent(Agent):
         from sb3_contrib import MaskablePPO
 
         self.deterministic = deterministic
+        self._stage_observers: dict[tuple[int, str], Observer] = {}
         if isinstance(path, MaskablePPO):
             self.model = path
             return
@@ -38,11 +41,13 @@ class PPOAgent(Agent):
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         expected = self.model.observation_space.shape
-        if obs.shape != expected and isinstance(env.game, GolfRound):
-            # A policy trained on single holes (Golf-v0) plays a round hole by hole: the holes of
-            # a round are independent deals, so it sees the hole in play as Golf-v0 would show it.
-            game, hole = hole_in_play(env.game, env.state)
-            obs = game.observe(hole, env.obs_encoding)
+        if obs.shape != expected:
+            game, part = env.game.stage(env.state)
+            if game is not env.game:
+                key = (id(game), env.obs_encoding)
+                if key not in self._stage_observers:
+                    self._stage_observers[key] = make_observer(game, env.obs_encoding)
+                obs = self._stage_observers[key].observe(part)
         if obs.shape != expected:
             raise ValueError(
                 f"PPO model expects observations of shape {expected}, env gives {obs.shape}: "

@@ -91,7 +91,7 @@ from patience_gym.games.puss import (
     PussInTheCorner,
     PussState,
 )
-from patience_gym.games.puss_greedy import NO_WAIT, choose_move, lowest_bit, waits
+from patience_gym.heuristics.puss_greedy import NO_WAIT, choose_move, lowest_bit, waits
 
 WON_SCORE = 52
 _COMPLETE = 1 << 30  # table value of a position whose whole subtree has been searched
@@ -188,7 +188,7 @@ class _Search:
             if state.score == WON_SCORE:
                 raise _Won
         game = self.game
-        bits = game._bits(state)
+        bits = game.legal_bits(state)
         if not bits or (state.pass_no == 2 and upper_bound(state) <= self.best):
             self.table[key] = _COMPLETE
             return True

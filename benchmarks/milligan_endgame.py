@@ -13,7 +13,7 @@ finds nothing. This plays, on the same seeded deals:
   full greedy game to the end, the move whose game ends with the most cards
   on the foundations kept (ties: the greedy's own move). It reads nothing
   hidden. The outcomes are remembered at progress events
-  (:mod:`patience_gym.games.milligan_endgame`; the same values as replaying
+  (:mod:`patience_gym.heuristics.milligan_endgame`; the same values as replaying
   each game afresh, which cost about 7 s a pocket game).
 
 Writes ``benchmarks/results/<game>_endgame.json`` and ``.md``.

@@ -59,9 +59,18 @@ def parse_card(code: str) -> int:
 
 
 def parse_cards(codes: str | Iterable[str]) -> list[int]:
-    """Cards of a whitespace-separated string or an iterable of codes."""
+    """Cards of a whitespace-separated string or an ordered sequence of codes (a list or tuple)."""
     if isinstance(codes, str):
         codes = codes.split()
+    elif isinstance(codes, (set, frozenset, dict)) or not isinstance(codes, Iterable):
+        raise ValueError(
+            f"cards must be a string of codes or an ordered list of them, got {type(codes).__name__}"
+            + (
+                " (a set has no order, so the deal would depend on hash order)"
+                if isinstance(codes, (set, frozenset))
+                else ""
+            )
+        )
     return [parse_card(code) for code in codes]
 
 

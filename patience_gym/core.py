@@ -69,6 +69,8 @@ class Game(ABC, Generic[S]):
     obs_encodings: ClassVar[tuple[str, ...]] = ("ids",)
     #: A safety-net step limit for the registered env.
     max_episode_steps: ClassVar[int] = 10_000
+    #: A sentence for result tables on how the score and a "win" are counted, where that needs saying.
+    score_note: ClassVar[str] = ""
 
     num_actions: int
 
@@ -94,8 +96,8 @@ class Game(ABC, Generic[S]):
         """A JSON-able dict of the whole state (hidden cards included)."""
 
     def from_text(self, text: str) -> S:
-        """A state from the game's board text format, where it has one."""
-        raise NotImplementedError(f"{self.name} has no board text format")
+        """A state from the game's board text format, where it has one (ValueError where it has none)."""
+        raise ValueError(f"{self.name} has no board text format; give a 'deal' or a 'state' instead")
 
     # --- rules ----------------------------------------------------------
     @abstractmethod
@@ -121,6 +123,11 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def score(self, state: S) -> float:
         """The game's score of the position (see ``lower_score_is_better``)."""
+
+    def stage(self, state: S) -> tuple[Game[Any], Any]:
+        """The game and position being played now: ``(self, state)``, or for a game made of
+        parts (a round of holes) the part in play, so an agent of the part can play it."""
+        return self, state
 
     def info(self, state: S) -> dict[str, Any]:
         """Extra per-step information for the env's ``info`` dict."""
@@ -149,6 +156,8 @@ class Game(ABC, Generic[S]):
 
     def action_from_description(self, text: str) -> int:
         """Inverse of :meth:`describe_action`; ValueError naming unknown text."""
+        if not isinstance(text, str):
+            raise TypeError(f"a move is written as text, got {text!r}")
         if self._action_by_text is None:
             self._action_by_text = {self.describe_action(a): a for a in range(self.num_actions)}
         action = self._action_by_text.get(text.strip())
@@ -156,7 +165,3 @@ class Game(ABC, Generic[S]):
             examples = ", ".join(list(self._action_by_text)[:4])
             raise ValueError(f"unknown move {text!r} for {self.name}; moves look like {examples}, ...")
         return action
-
-    @abstractmethod
-    def render_text(self, state: S) -> str:
-        """The layout as text a person can read and play from."""

@@ -9,7 +9,9 @@ import numpy as np
 from gymnasium import spaces
 
 from patience_gym.core import Game, IllegalActionError
+from patience_gym.features import encodings, make_observer
 from patience_gym.games import make_game
+from patience_gym.render import render_text
 
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
 ILLEGAL_ACTION_REWARD = -1.0
@@ -28,11 +30,12 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         render_mode: ``"ansi"`` (returns text) or ``"human"`` (prints it).
         illegal_action: ``"penalize"`` (state unchanged, reward -1,
             ``info["illegal_action"] = True``) or ``"raise"`` (strict mode).
-        obs_encoding: one of the game's ``obs_encodings``; the first by default.
+        obs_encoding: one of :func:`patience_gym.features.encodings` of the game (the
+            rules' plain ``ids``/``planes``, then the feature encodings); ``ids`` by default.
         **rule_options: the game's rule options; unknown ones are a TypeError.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
     game_name: ClassVar[str | None] = None
 
     def __init__(
@@ -44,6 +47,11 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         obs_encoding: str | None = None,
         **rule_options: Any,
     ) -> None:
+        if game is not None and self.game_name is not None and game != self.game_name:
+            raise TypeError(
+                f"{type(self).__name__} plays {self.game_name!r}; make the env of {game!r} by its own id "
+                "(see patience_gym.ENVS) instead of passing game="
+            )
         if isinstance(game, Game):
             if rule_options:
                 raise TypeError("pass rule options to the Game, not the env, when giving a Game object")
@@ -53,16 +61,16 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
             if name is None:
                 raise TypeError("PatienceEnv needs a game name")
             self.game = make_game(name, **rule_options)
-        # An unsupported render_mode (SB3's make_vec_env asks for "rgb_array") is accepted:
-        # gymnasium warns, and render() returns None rather than break the user's pipeline.
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; choose one of {self.metadata['render_modes']}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {list(ILLEGAL_ACTION_MODES)}")
-        self.obs_encoding = obs_encoding or self.game.obs_encodings[0]
-        self.game.check_encoding(self.obs_encoding)
+        self.obs_encoding = self.game.obs_encodings[0] if obs_encoding is None else obs_encoding
+        self.observer = make_observer(self.game, self.obs_encoding)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.action_space = spaces.Discrete(self.game.num_actions)
-        spec = self.game.obs_spec(self.obs_encoding)
+        spec = self.observer.spec
         self.observation_space = spaces.Box(spec.low, spec.high, spec.shape, spec.dtype)
         self.state: Any = None
         self._mask = np.zeros(self.game.num_actions, dtype=bool)
@@ -74,7 +82,10 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        options = options or {}
+        if options is None:
+            options = {}
+        if not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {list(RESET_OPTIONS)}")
@@ -85,6 +96,8 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         elif "deal" in options:
             self.state = self.game.from_deal(options["deal"])
         elif "board" in options:
+            if not isinstance(options["board"], str):
+                raise TypeError(f"reset option 'board' must be board text, got {type(options['board']).__name__}")
             self.state = self.game.from_text(options["board"])
         else:
             self.state = self.game.init(self.np_random)
@@ -96,7 +109,7 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.state is None:
             raise RuntimeError("call reset() before step()")
-        a = int(action)
+        a = self._as_action(action)
         if not (0 <= a < self.game.num_actions and self._mask[a]):
             return self._illegal(a)
         reward = self.game.apply(self.state, a)
@@ -110,7 +123,7 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
             return None
         if self.render_mode not in self.metadata["render_modes"]:
             return None
-        text = self.game.render_text(self.state)
+        text = render_text(self.game, self.state)
         if self.render_mode == "human":
             print(text)
             return None
@@ -120,6 +133,11 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
     def action_masks(self) -> np.ndarray:
         """Legal actions as a bool array (sb3-contrib's MaskablePPO reads this)."""
         return self._mask.copy()
+
+    @property
+    def obs_encodings(self) -> tuple[str, ...]:
+        """The observation encodings this env's game offers (the default first)."""
+        return encodings(self.game)
 
     def legal_actions(self) -> list[int]:
         """Indices of the legal actions."""
@@ -140,13 +158,23 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         return self.game.to_dict(self.state)
 
     # --- internals ------------------------------------------------------
+    def _as_action(self, action: Any) -> int:
+        """``action`` as an int; TypeError for anything but an integer (bools, floats, strings, arrays)."""
+        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            return int(action)
+        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            return int(action)
+        raise TypeError(
+            f"action must be an integer in 0..{self.game.num_actions - 1}, got {action!r} ({type(action).__name__})"
+        )
+
     def _refresh(self) -> None:
         self._over = self.game.is_over(self.state)
         if self._over:
             self._mask = np.zeros(self.game.num_actions, dtype=bool)
         else:
             self._mask = self.game.legal_mask(self.state)
-        self._obs = self.game.observe(self.state, self.obs_encoding)
+        self._obs = self.observer.observe(self.state)
 
     def _info(self, illegal: bool) -> dict[str, Any]:
         info = {

@@ -15,7 +15,7 @@ ENV_IDS = sorted(patience_gym.ENVS)
 
 
 def encodings(env_id: str) -> list[str]:
-    return list(gym.make(env_id).unwrapped.game.obs_encodings)
+    return list(gym.make(env_id).unwrapped.obs_encodings)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)

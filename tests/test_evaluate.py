@@ -8,6 +8,7 @@ import math
 import pytest
 
 from agents.evaluate import evaluate, main, mean_ci95, wilson_ci95
+from patience_gym.features import observe
 
 
 def test_wilson_interval_matches_textbook_values():
@@ -61,7 +62,7 @@ def test_a_golf_hole_model_plays_a_round_hole_by_hole():
         mask = info["action_mask"].astype(bool)
         game, hole = hole_in_play(round_env.unwrapped.game, round_env.unwrapped.state)
         expected, _ = model.predict(
-            game.observe(hole, round_env.unwrapped.obs_encoding), action_masks=mask, deterministic=True
+            observe(game, hole, round_env.unwrapped.obs_encoding), action_masks=mask, deterministic=True
         )
         action = agent.act(round_env.unwrapped, obs, mask)
         assert action == int(expected)

@@ -8,6 +8,7 @@ import pytest
 
 from patience_gym.cards import CODE, parse_card
 from patience_gym.core import IllegalActionError
+from patience_gym.features import observe
 from patience_gym.games.golf import DEAL, Golf, GolfRound
 from patience_gym.games.golf_board import format_board, parse_board
 
@@ -428,7 +429,7 @@ def test_runs_encoding_gives_each_columns_longest_run_and_hides_the_stock():
             game.apply(state, int(rng.choice(game.legal_actions(state))))
         if game.is_over(state):
             continue
-        obs = game.observe(state, "runs")
+        obs = observe(game, state, "runs")
         assert obs[: 52 * 15 + 1].tolist() == game.observe(state, "planes").tolist()
         features = obs[52 * 15 + 1 :].reshape(7, 3)
         for c in range(7):

@@ -11,7 +11,7 @@ import pytest
 from agents.greedy_milligan import MilliganGreedy, evaluate
 from agents.registry import make_agent
 from patience_gym.games.milligan import MAX_EPISODE_MOVES
-from patience_gym.games.milligan_moves import W_BREAK
+from patience_gym.heuristics.milligan_moves import W_BREAK
 
 IDS = ["patience_gym/MissMilligan-v0", "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
 

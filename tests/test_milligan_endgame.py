@@ -1,4 +1,4 @@
-"""Endgame replays (:mod:`patience_gym.games.milligan_endgame`), the ``moves_endgame`` encoding and the
+"""Endgame replays (:mod:`patience_gym.heuristics.milligan_endgame`), the ``moves_endgame`` encoding and the
 ``greedy:endgame=1`` teacher of the Miss Milligan family."""
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ import pytest
 
 from agents.greedy_milligan import MilliganGreedy
 from agents.registry import make_agent
-from patience_gym.games.milligan import MOVES_ENDGAME_SIZE, MOVES_GLOBAL, MilliganGame, MilliganState
-from patience_gym.games.milligan_endgame import EndgameReplay
-from patience_gym.games.milligan_greedy import GreedyRules
-from patience_gym.games.milligan_moves import ENDGAME_ROW, MOVE_SLOTS, SEARCH_ROW
+from patience_gym.features import observe
+from patience_gym.features.milligan import MOVES_ENDGAME_SIZE, MOVES_GLOBAL
+from patience_gym.games.milligan import MilliganGame, MilliganState
+from patience_gym.heuristics.milligan_endgame import EndgameReplay
+from patience_gym.heuristics.milligan_greedy import GreedyRules
+from patience_gym.heuristics.milligan_moves import ENDGAME_ROW, MOVE_SLOTS, SEARCH_ROW
 
 IDS = ["patience_gym/MissMilligan-v0", "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
 
@@ -60,8 +62,8 @@ def test_remembered_outcomes_equal_fresh_replays(env_id):
         if state.stock_left or checked >= 6:
             continue
         if checked == 3:
-            game._endgame.outcomes.clear()
-        values = game.endgame_values(state)
+            env.unwrapped.observer.replay.outcomes.clear()
+        values = env.unwrapped.observer.replay.move_values(game, state)
         assert sorted(values) == game.legal_actions(state)
         for action, value in values.items():
             child = state.copy()
@@ -83,7 +85,7 @@ def test_moves_endgame_is_moves_search_plus_the_replays(env_id):
     for obs, _ in positions:
         state = env.unwrapped.state
         assert obs.shape == (MOVES_ENDGAME_SIZE,) and obs.min() >= -1 and obs.max() <= 1
-        search = game.observe(state, "moves_search")
+        search = observe(game, state, "moves_search")
         assert np.array_equal(obs[:MOVES_GLOBAL], search[:MOVES_GLOBAL])
         rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ENDGAME_ROW)
         assert np.array_equal(rows[:, :SEARCH_ROW], search[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW))
@@ -92,7 +94,7 @@ def test_moves_endgame_is_moves_search_plus_the_replays(env_id):
             assert not replay.any()
             before += 1
             continue
-        values = game.endgame_values(state)
+        values = env.unwrapped.observer.replay.move_values(game, state)
         legal = game.legal_actions(state)
         top = max(values.values())
         for slot, action in enumerate(legal[:MOVE_SLOTS]):
@@ -126,7 +128,7 @@ def test_the_teacher_is_the_greedy_until_the_stock_is_out_then_plays_the_best_re
             if state.stock_left:
                 assert action == own
             else:
-                values = game.endgame_values(state)
+                values = env.unwrapped.observer.replay.move_values(game, state)
                 top = max(values.values())
                 assert values[action] == top
                 greedys = rules.choose(game, state, info["action_mask"])
@@ -145,7 +147,7 @@ def test_replays_refuse_a_position_with_stock_and_values_are_empty_then():
     assert state.stock_left > 0
     with pytest.raises(ValueError, match="stock"):
         EndgameReplay().outcome(env.unwrapped.game, state)
-    assert env.unwrapped.game.endgame_values(state) == {}
+    assert env.unwrapped.observer.replay.move_values(env.unwrapped.game, state) == {}
 
 
 def test_a_memo_key_is_the_position_and_its_high_water_mark():

@@ -8,11 +8,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from patience_gym.cards import CODE, parse_cards
+from patience_gym.features import observe
+from patience_gym.features.milligan import MOVES_ENDGAME_SIZE, MOVES_SEARCH_SIZE, MOVES_SIZE
 from patience_gym.games.milligan import (
     MAX_EPISODE_MOVES,
-    MOVES_ENDGAME_SIZE,
-    MOVES_SEARCH_SIZE,
-    MOVES_SIZE,
     OBS_FOUNDATIONS,
     OBS_RESERVE,
     OBS_SIZE,
@@ -281,7 +280,7 @@ def test_observations_hide_the_stock_order():
     other = deal[:8] + deal[8:][::-1]
     a, b = game.from_deal(deal), game.from_deal(other)
     for encoding in ("ids", "planes"):
-        np.testing.assert_array_equal(game.observe(a, encoding), game.observe(b, encoding))
+        np.testing.assert_array_equal(observe(game, a, encoding), observe(game, b, encoding))
 
 
 def test_observations_differ_when_any_visible_card_differs():
@@ -298,7 +297,7 @@ def test_observations_differ_when_any_visible_card_differs():
             game.apply(state, acts[int(rng.integers(len(acts)))])
         visible = visible_position(state)
         for table, encoding in ((seen_ids, "ids"), (seen_planes, "planes")):
-            key = game.observe(state, encoding).tobytes()
+            key = observe(game, state, encoding).tobytes()
             assert table.setdefault(key, visible) == visible
 
 

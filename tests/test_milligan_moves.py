@@ -10,20 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-import patience_gym.games.milligan_moves as milligan_moves
+import patience_gym.heuristics.milligan_moves as milligan_moves
 from agents.networks import MoveListScorer
 from patience_gym.cards import CODE, parse_card
-from patience_gym.games.milligan import (
-    MOVES_GLOBAL,
-    MOVES_SEARCH_SIZE,
-    MOVES_SIZE,
-    PLANES_SIZE,
-    Giant,
-    MilliganState,
-    MissMilligan,
-    MissMilliganPocket,
-)
-from patience_gym.games.milligan_moves import (
+from patience_gym.features import observe
+from patience_gym.features.milligan import MOVES_GLOBAL, MOVES_SEARCH_SIZE, MOVES_SIZE
+from patience_gym.games.milligan import PLANES_SIZE, Giant, MilliganState, MissMilligan, MissMilliganPocket
+from patience_gym.games.milligan_tables import CF, DEAL, NUM_ACTIONS, RF
+from patience_gym.heuristics.milligan_moves import (
     EXTRA,
     MOVE_FEATURES,
     MOVE_SLOTS,
@@ -37,7 +31,6 @@ from patience_gym.games.milligan_moves import (
     position_terms,
     remembered_terms,
 )
-from patience_gym.games.milligan_tables import CF, DEAL, NUM_ACTIONS, RF
 from tests.conftest import masked_random_action
 from tests.test_milligan_rules import position
 
@@ -231,7 +224,7 @@ def test_moves_search_is_the_moves_encoding_plus_the_lookahead(env_id):
     for obs, _ in random_positions(env, range(2), rng):
         state = env.unwrapped.state
         assert obs.shape == (MOVES_SEARCH_SIZE,) and obs.min() >= -1 and obs.max() <= 1
-        plain = game.observe(state, "moves")
+        plain = observe(game, state, "moves")
         assert np.array_equal(obs[:MOVES_GLOBAL], plain[:MOVES_GLOBAL])
         rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, SEARCH_ROW)
         assert np.array_equal(rows[:, :ROW], plain[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW))
@@ -313,7 +306,7 @@ def test_overflowing_move_list_lists_the_first_moves_and_the_network_leaves_the_
     s = position(game, [spades, spades, clubs, clubs], heap=4)
     legal = game.legal_actions(s)
     assert len(legal) > MOVE_SLOTS  # every part of four 13-card sequences into three vacancies
-    obs = game.observe(s, "moves")
+    obs = observe(game, s, "moves")
     rows = obs[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ROW)
     listed = np.round(rows[:, 0] * NUM_ACTIONS).astype(int) - 1
     assert listed.tolist() == legal[:MOVE_SLOTS]

@@ -9,6 +9,7 @@ import torch
 
 from agents.config import ConfigError, resolve_policy, resolve_policy_kwargs
 from agents.networks import CardEmbedding, GolfColumns, GolfMoves, MoveScorer
+from patience_gym.features import observe
 
 
 def test_card_embedding_shapes_and_rank_sharing():
@@ -108,7 +109,7 @@ def _golf_runs_obs(env_id: str, seed: int, swap: tuple[int, int] | None = None) 
     game, hole = hole_in_play(env.unwrapped.game, env.unwrapped.state)
     a, b = swap
     hole.columns[a], hole.columns[b] = hole.columns[b], hole.columns[a]
-    return env.unwrapped.game.observe(env.unwrapped.state, "runs")
+    return observe(env.unwrapped.game, env.unwrapped.state, "runs")
 
 
 @pytest.mark.parametrize("env_id", ["patience_gym/Golf-v0", "patience_gym/GolfRound-v0"])
@@ -137,8 +138,8 @@ def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings
 
 def test_move_scorer_scores_each_action_from_its_own_features():
 
-    from patience_gym.games.puss import MOVES_GLOBAL
-    from patience_gym.games.puss_moves import MOVE_FEATURES
+    from patience_gym.features.puss import MOVES_GLOBAL
+    from patience_gym.heuristics.puss_moves import MOVE_FEATURES
 
     env = gym.make("patience_gym/PussInTheCorner-v0", obs_encoding="moves")
     torch.manual_seed(0)
@@ -178,8 +179,8 @@ def ppo_smoke_run(env: gym.Env, obs: np.ndarray, extractor: str, extractor_kwarg
 
 def test_move_list_scorer_scores_each_listed_move_from_its_own_row():
     from agents.networks import MoveListScorer
-    from patience_gym.games.milligan import MOVES_GLOBAL
-    from patience_gym.games.milligan_moves import MOVE_FEATURES, ROW
+    from patience_gym.features.milligan import MOVES_GLOBAL
+    from patience_gym.heuristics.milligan_moves import MOVE_FEATURES, ROW
 
     env = gym.make("patience_gym/MissMilligan-v0", obs_encoding="moves")
     torch.manual_seed(0)
@@ -210,8 +211,8 @@ def test_move_list_scorer_scores_each_listed_move_from_its_own_row():
 def test_move_list_scorer_batches_like_single_observations():
     """Only the listed rows are scored: a batch gives each observation what it gets alone."""
     from agents.networks import MoveListScorer
-    from patience_gym.games.milligan import MOVES_GLOBAL
-    from patience_gym.games.milligan_moves import MOVE_FEATURES
+    from patience_gym.features.milligan import MOVES_GLOBAL
+    from patience_gym.heuristics.milligan_moves import MOVE_FEATURES
 
     env = gym.make("patience_gym/Giant-v0", obs_encoding="moves")
     torch.manual_seed(0)
@@ -269,8 +270,8 @@ def test_critic_that_skips_the_logits_values_the_position_not_the_move_list(tmp_
     from sb3_contrib import MaskablePPO
 
     from agents.networks import ValueFromFeatures
-    from patience_gym.games.milligan import MOVES_GLOBAL
-    from patience_gym.games.milligan_moves import MOVE_FEATURES
+    from patience_gym.features.milligan import MOVES_GLOBAL
+    from patience_gym.heuristics.milligan_moves import MOVE_FEATURES
 
     env = gym.make("patience_gym/MissMilligan-v0", obs_encoding="moves")
     extractor = {"global_size": MOVES_GLOBAL, "move_features": MOVE_FEATURES, "num_actions": 1010, "hidden": 16}

@@ -217,8 +217,8 @@ def test_puss_planner_without_first_pass_search_plays_greedy_then_the_best_secon
     greedy replay (the ``moves_replay_all`` feature) is the best, the greedy's own move when it is among them."""
     import gymnasium as gym
 
-    from patience_gym.games.puss import MOVES_GLOBAL, REPLAY_FEATURES
-    from patience_gym.games.puss_moves import MOVE_FEATURES
+    from patience_gym.features.puss import MOVES_GLOBAL, REPLAY_FEATURES
+    from patience_gym.heuristics.puss_moves import MOVE_FEATURES
 
     planner = make_agent("planner:first_pass=0", "puss_in_the_corner")
     assert isinstance(planner, PussPlanner) and not planner.first_pass

@@ -11,22 +11,11 @@ import pytest
 
 from agents.greedy_puss import PussGreedy
 from patience_gym.cards import parse_card
-from patience_gym.games.puss import (
-    DEAL,
-    MERGE,
-    MERGES,
-    MOVES_GLOBAL,
-    MOVES_REPLAY_SIZE,
-    MOVES_SIZE,
-    PLANES_SIZE,
-    REPLAY_FEATURES,
-    TAKE,
-    TO_CORNER,
-    PussInTheCorner,
-    PussState,
-)
-from patience_gym.games.puss_greedy import SecondPassReplay, choose_move
-from patience_gym.games.puss_moves import MOVE_FEATURES, card_waits, chain_to_foundations
+from patience_gym.features import observe
+from patience_gym.features.puss import MOVES_GLOBAL, MOVES_REPLAY_SIZE, MOVES_SIZE, REPLAY_FEATURES
+from patience_gym.games.puss import DEAL, MERGE, MERGES, PLANES_SIZE, TAKE, TO_CORNER, PussInTheCorner, PussState
+from patience_gym.heuristics.puss_greedy import SecondPassReplay, choose_move
+from patience_gym.heuristics.puss_moves import MOVE_FEATURES, card_waits, chain_to_foundations
 from tests.conftest import masked_random_action
 from tests.test_puss_rules import BOOK_DEAL
 
@@ -69,7 +58,7 @@ def _random_playouts(game: PussInTheCorner, seeds: range, rng: np.random.Generat
 
 
 def _features(game: PussInTheCorner, state) -> np.ndarray:
-    obs = game.observe(state, "moves")
+    obs = observe(game, state, "moves")
     assert obs.shape == (MOVES_SIZE,) and obs.dtype == np.float32
     return obs[MOVES_GLOBAL:].reshape(-1, MOVE_FEATURES)
 
@@ -175,9 +164,9 @@ def test_moves_replay_adds_the_take_up_replay_to_the_moves_features():
     game = PussInTheCorner()
     take_ups = 0
     for state in _random_playouts(game, range(6), np.random.default_rng(2)):
-        replay = game.observe(state, "moves_replay")
+        replay = observe(game, state, "moves_replay")
         assert replay.shape == (MOVES_REPLAY_SIZE,) and replay.dtype == np.float32
-        plain = game.observe(state, "moves")
+        plain = observe(game, state, "moves")
         np.testing.assert_array_equal(replay[:MOVES_GLOBAL], plain[:MOVES_GLOBAL])
         rows = replay[MOVES_GLOBAL:].reshape(-1, REPLAY_FEATURES)
         np.testing.assert_array_equal(rows[:, :MOVE_FEATURES], plain[MOVES_GLOBAL:].reshape(-1, MOVE_FEATURES))
@@ -226,8 +215,8 @@ def test_moves_replay_all_adds_the_greedy_replay_after_every_second_pass_action(
     game = PussInTheCorner(sevens_after_placing=True)
     second_pass_rows = 0
     for state in _random_playouts(game, range(8), np.random.default_rng(5)):
-        every = game.observe(state, "moves_replay_all")
-        take_only = game.observe(state, "moves_replay")
+        every = observe(game, state, "moves_replay_all")
+        take_only = observe(game, state, "moves_replay")
         assert every.shape == take_only.shape == (MOVES_REPLAY_SIZE,)
         mask = game.legal_mask(state)
         if state.pass_no == 1:

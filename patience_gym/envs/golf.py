@@ -38,7 +38,7 @@ class GolfEnv(PatienceEnv):
     per column what a player sees at a glance: the longest run of plays that
     starts with its exposed card (/35; 0 if it cannot play), how many unseen
     cards could play after that run (/52), and its height (/5)
-    (``patience_gym.games.golf_runs``). No encoding shows the order (or, in
+    (``patience_gym.heuristics.golf_runs``). No encoding shows the order (or, in
     "ids", the identity) of the face-down stock.
 
     ## Rewards

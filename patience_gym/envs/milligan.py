@@ -78,7 +78,7 @@ _SHARED = """
     move, read from the position it leads to (its kind, cards moved,
     progress, what it changes on the foundations, in the cover, breaks,
     vacancies, reserve and evaluation, what it uncovers, where it goes).
-    Layout: :mod:`patience_gym.games.milligan_moves`. No move is tried past a
+    Layout: :mod:`patience_gym.heuristics.milligan_moves`. No move is tried past a
     deal, so it reads no face-down card.
 
     ``obs_encoding="moves_search"``: ``Box(-1, 1, (5061,), float32)``, as
@@ -98,7 +98,7 @@ _SHARED = """
     (/104), and its shortfall from the best such outcome among the legal
     moves (/10, capped at -1; 0 for the best). Before that both are 0.
     Outcomes are remembered at progress events
-    (:mod:`patience_gym.games.milligan_endgame`); a step costs a few
+    (:mod:`patience_gym.heuristics.milligan_endgame`); a step costs a few
     milliseconds on average in the pocket version once the stock is out,
     more far off the greedy's lines.
 

@@ -82,13 +82,13 @@ class PussInTheCornerEnv(PatienceEnv):
     (what a player weighs before that move: how long the dealt card and each
     packet's top must wait for their foundations, what a play uncovers, a
     merge's margins, each packet in dealing order for the take-up; all 0 for
-    an illegal action), as :mod:`patience_gym.games.puss_moves` documents.
+    an illegal action), as :mod:`patience_gym.heuristics.puss_moves` documents.
     For ``agents.networks.MoveScorer`` (``global_size=686,
     move_features=29``).
     ``obs_encoding="moves_replay"``: ``Box(-1, 1, (2329,), float32)``: the
     ``moves`` encoding with 31 features per action. The two new ones are set
     on the take-up actions only: the greedy's mental replay of the second
-    pass (:func:`patience_gym.games.puss_greedy.redeal_values`, the
+    pass (:func:`patience_gym.heuristics.puss_greedy.redeal_values`, the
     computation the greedy baseline chooses its take-up order by) for the
     best order that starts with that packet, as cards on the foundations /
     52, and its shortfall from the best packet / 8. Once the packets are
@@ -97,7 +97,7 @@ class PussInTheCornerEnv(PatienceEnv):
     ``obs_encoding="moves_replay_all"``: the ``moves_replay`` layout and
     values, and in the second pass the same two features on every legal
     action: the greedy's replay of the rest of the game after that action
-    (:class:`patience_gym.games.puss_greedy.SecondPassReplay`), as cards on
+    (:class:`patience_gym.heuristics.puss_greedy.SecondPassReplay`), as cards on
     the foundations / 52, and its shortfall from the best legal action / 8.
     The second pass's pack is the packets taken up in view, so this reads
     only what a player sees; in the first pass the observation equals

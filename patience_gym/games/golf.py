@@ -16,7 +16,6 @@ import numpy as np
 
 from patience_gym.cards import CODE, RANK, check_cards, codes, parse_cards, shuffled_deck
 from patience_gym.core import Game, ObsSpec
-from patience_gym.games.golf_runs import column_runs
 
 NUM_COLUMNS = 7
 NUM_ROWS = 5
@@ -28,11 +27,7 @@ BOGEY = 40
 
 # Card-centric "planes" layout per card: column (7), row (5), exposed, waste top, in waste.
 PLANE_WIDTH = NUM_COLUMNS + NUM_ROWS + 3
-# Rank-centric "ranks" layout: every link slot's rank, each column's exposed rank,
-# the waste rank (one-hots of 13), unseen cards per rank / 4, stock count / 16.
-_RANKS_SIZE = (NUM_LINKS + NUM_COLUMNS + 1) * 13 + 13 + 1
-# "runs": the planes, then per column (run length/NUM_LINKS, openness/52, height/NUM_ROWS).
-RUNS_SIZE = 52 * PLANE_WIDTH + 1 + 3 * NUM_COLUMNS
+PLANES_SIZE = 52 * PLANE_WIDTH + 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,13 +97,13 @@ class Golf(Game[GolfState]):
     name = "golf"
     Options = GolfOptions
     lower_score_is_better = True
-    obs_encodings = ("ids", "planes", "ranks", "runs")
+    obs_encodings = ("ids", "planes")
     max_episode_steps = 500
     num_actions = NUM_COLUMNS + 1
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self._fits = _fits_table(self.options)
+        self.fits = _fits_table(self.options)
 
     # --- states ---------------------------------------------------------
     def init(self, rng: np.random.Generator) -> GolfState:
@@ -169,10 +164,10 @@ class Golf(Game[GolfState]):
     def playable(self, state: GolfState, column: int) -> bool:
         """True when column ``column``'s exposed card may go on the waste."""
         col = state.columns[column]
-        return bool(col) and self._fits[RANK[state.waste[-1]]][RANK[col[-1]]]
+        return bool(col) and self.fits[RANK[state.waste[-1]]][RANK[col[-1]]]
 
     def legal_mask(self, state: GolfState) -> np.ndarray:
-        fits = self._fits[RANK[state.waste[-1]]]
+        fits = self.fits[RANK[state.waste[-1]]]
         mask = [bool(col) and fits[RANK[col[-1]]] for col in state.columns]
         mask.append(state.pos < len(state.stock))
         return np.array(mask, dtype=bool)
@@ -192,7 +187,7 @@ class Golf(Game[GolfState]):
             return True
         if state.pos < len(state.stock):
             return False
-        fits = self._fits[RANK[state.waste[-1]]]
+        fits = self.fits[RANK[state.waste[-1]]]
         return not any(col and fits[RANK[col[-1]]] for col in state.columns)
 
     def is_won(self, state: GolfState) -> bool:
@@ -207,33 +202,12 @@ class Golf(Game[GolfState]):
         self.check_encoding(encoding)
         if encoding == "ids":
             return ObsSpec((NUM_LINKS + 2,), 0, 52, np.int8)
-        if encoding == "ranks":
-            return ObsSpec((_RANKS_SIZE,), 0.0, 1.0, np.float32)
-        if encoding == "runs":
-            return ObsSpec((RUNS_SIZE,), 0.0, 1.0, np.float32)
-        return ObsSpec((52 * PLANE_WIDTH + 1,), 0.0, 1.0, np.float32)
+        return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
     def observe(self, state: GolfState, encoding: str) -> np.ndarray:
         if encoding == "ids":
             return self._observe_ids(state)
-        if encoding == "ranks":
-            return self._observe_ranks(state)
-        if encoding == "runs":
-            return self._observe_runs(state)
         return self._observe_planes(state)
-
-    def _observe_runs(self, state: GolfState) -> np.ndarray:
-        """The planes, then per column: longest visible run it starts, openness after it, height.
-
-        See :mod:`patience_gym.games.golf_runs`; only visible cards are read.
-        """
-        obs = self._observe_planes(state, size=RUNS_SIZE)
-        at = 52 * PLANE_WIDTH + 1
-        for c, (length, openness) in enumerate(column_runs(self._fits, state.columns, state.waste)):
-            obs[at + 3 * c] = length / NUM_LINKS
-            obs[at + 3 * c + 1] = openness / 52
-            obs[at + 3 * c + 2] = len(state.columns[c]) / NUM_ROWS
-        return obs
 
     @staticmethod
     def _observe_ids(state: GolfState) -> np.ndarray:
@@ -247,9 +221,9 @@ class Golf(Game[GolfState]):
         return obs
 
     @staticmethod
-    def _observe_planes(state: GolfState, size: int = 52 * PLANE_WIDTH + 1) -> np.ndarray:
-        """Per card: one-hot column and row, exposed, waste top, in waste; then stock/16; zeros up to ``size``."""
-        obs = np.zeros(size, dtype=np.float32)
+    def _observe_planes(state: GolfState) -> np.ndarray:
+        """Per card: one-hot column and row, exposed, waste top, in waste; then stock/16."""
+        obs = np.zeros(PLANES_SIZE, dtype=np.float32)
         for c, col in enumerate(state.columns):
             last = len(col) - 1
             for r, card in enumerate(col):
@@ -265,37 +239,11 @@ class Golf(Game[GolfState]):
         obs[52 * PLANE_WIDTH] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
         return obs
 
-    @staticmethod
-    def _observe_ranks(state: GolfState) -> np.ndarray:
-        """Suits dropped (Golf ignores them): ranks by slot, exposed ranks, waste rank, unseen counts."""
-        obs = np.zeros(_RANKS_SIZE, dtype=np.float32)
-        unseen = [4] * 13
-        exposed_at = NUM_LINKS * 13
-        for c, col in enumerate(state.columns):
-            for r, card in enumerate(col):
-                rank = RANK[card] - 1
-                obs[(r * NUM_COLUMNS + c) * 13 + rank] = 1.0
-                unseen[rank] -= 1
-            if col:
-                obs[exposed_at + c * 13 + RANK[col[-1]] - 1] = 1.0
-        for card in state.waste:
-            unseen[RANK[card] - 1] -= 1
-        waste_at = exposed_at + NUM_COLUMNS * 13
-        obs[waste_at + RANK[state.waste[-1]] - 1] = 1.0
-        obs[waste_at + 13 : waste_at + 26] = np.array(unseen, dtype=np.float32) / 4.0
-        obs[-1] = (len(state.stock) - state.pos) / (STOCK_SIZE - 1)
-        return obs
-
     # --- text -----------------------------------------------------------
     def describe_action(self, action: int) -> str:
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is outside 0..{self.num_actions - 1}")
         return "deal" if action == DEAL else f"c{action + 1}>w"
-
-    def render_text(self, state: GolfState) -> str:
-        from patience_gym.render.golf import render_hole
-
-        return render_hole(self, state)
 
 
 class GolfRoundState:
@@ -333,6 +281,7 @@ class GolfRound(Game[GolfRoundState]):
     obs_encodings = Golf.obs_encodings
     max_episode_steps = NUM_HOLES * Golf.max_episode_steps
     num_actions = Golf.num_actions
+    score_note = f"Round score is the sum of nine holes; the book's bogey is {BOGEY}. 'win' = round at or under bogey."
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -369,18 +318,41 @@ class GolfRound(Game[GolfRoundState]):
         missing = [k for k in ("hole", "hole_scores", "hole_state", "next_deals") if k not in data]
         if missing:
             raise ValueError(f"GolfRound state lacks {', '.join(missing)}")
+        unknown = set(data) - {"game", "hole", "hole_scores", "hole_state", "next_deals"}
+        if unknown:
+            raise ValueError(f"GolfRound state has unknown keys: {', '.join(sorted(unknown))}")
+        if data.get("game", self.name) != self.name:
+            raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
         hole = data["hole"]
         scores = data["hole_scores"]
-        if not isinstance(hole, int) or not 0 <= hole < NUM_HOLES:
-            raise ValueError(f"GolfRound hole must be 0..{NUM_HOLES - 1}, got {hole!r}")
-        if not isinstance(scores, Sequence) or len(scores) != hole or not all(isinstance(s, int) for s in scores):
+        if isinstance(hole, bool) or not isinstance(hole, int) or not 0 <= hole < NUM_HOLES:
+            raise ValueError(f"GolfRound hole must be an integer 0..{NUM_HOLES - 1}, got {hole!r}")
+        if (
+            isinstance(scores, str)
+            or not isinstance(scores, Sequence)
+            or len(scores) not in (hole, NUM_HOLES if hole == NUM_HOLES - 1 else hole)
+            or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores)
+        ):
             raise ValueError(f"GolfRound hole_scores must list {hole} integer scores (one per finished hole)")
+        lowest = -(STOCK_SIZE - 1)  # links cleared with the whole stock unturned
+        bad = [s for s in scores if not lowest <= s <= NUM_LINKS]
+        if bad:
+            raise ValueError(f"GolfRound hole scores lie in {lowest}..{NUM_LINKS}, got {bad}")
         next_deals = [parse_cards(d) for d in data["next_deals"]]
         if len(next_deals) != NUM_HOLES - 1 - hole:
             raise ValueError(f"GolfRound next_deals must hold {NUM_HOLES - 1 - hole} deals at hole {hole}")
         for i, cards in enumerate(next_deals):
             check_cards(cards, 1, f"the deal of hole {hole + 2 + i}")
         hole_state = self.hole_game.from_dict(data["hole_state"])
+        finished = len(scores) == NUM_HOLES  # the round is over: the last hole is finished and scored
+        if self.hole_game.is_over(hole_state) != finished:
+            raise ValueError(
+                f"GolfRound hole_state of hole {hole + 1} is already finished; a round's state holds the hole in play"
+                if not finished
+                else "GolfRound with nine hole scores needs the ninth hole finished in hole_state"
+            )
+        if finished and scores[-1] != int(self.hole_game.score(hole_state)):
+            raise ValueError(f"GolfRound's ninth hole score {scores[-1]} is not its hole_state's score")
         # Finished holes' deals are not needed again; keep the tuple's indexing by hole.
         placeholder: tuple[tuple[int, ...], ...] = tuple(() for _ in range(hole + 1))
         return GolfRoundState(hole_state, hole, list(scores), placeholder + tuple(tuple(d) for d in next_deals))
@@ -409,6 +381,9 @@ class GolfRound(Game[GolfRoundState]):
         running = 0 if self.is_over(state) else self.hole_game.score(state.hole_state)
         return float(sum(state.hole_scores) + running)
 
+    def stage(self, state: GolfRoundState) -> tuple[Game[Any], Any]:
+        return self.hole_game, state.hole_state
+
     def info(self, state: GolfRoundState) -> dict[str, Any]:
         return {"hole": state.hole + 1, "hole_scores": list(state.hole_scores)}
 
@@ -425,16 +400,10 @@ class GolfRound(Game[GolfRoundState]):
     def describe_action(self, action: int) -> str:
         return self.hole_game.describe_action(action)
 
-    def render_text(self, state: GolfRoundState) -> str:
-        from patience_gym.render.golf import render_round
-
-        return render_round(self, state)
-
 
 def hole_in_play(game: Game[Any], state: Any) -> tuple[Golf, GolfState]:
     """The rules and position of the hole being played, for a Golf or a GolfRound game."""
-    if isinstance(game, GolfRound):
-        return game.hole_game, state.hole_state
-    if not isinstance(game, Golf):
+    hole_game, hole = game.stage(state)
+    if not isinstance(hole_game, Golf):
         raise TypeError(f"expected a Golf or GolfRound game, got {game.name}")
-    return game, state
+    return hole_game, hole

@@ -74,16 +74,6 @@ import numpy as np
 
 from patience_gym.cards import CODE, RANK, SUIT, check_cards, codes, parse_card, parse_cards, shuffled_deck
 from patience_gym.core import Game, ObsSpec
-from patience_gym.games.milligan_endgame import EndgameReplay
-from patience_gym.games.milligan_moves import (
-    ENDGAME_ROW,
-    EXTRA,
-    MOVE_SLOTS,
-    ROW,
-    SEARCH_ROW,
-    move_rows,
-    write_endgame,
-)
 from patience_gym.games.milligan_tables import (
     CC,
     CC_BASE,
@@ -147,17 +137,6 @@ PLANE_WIDTH = 14
 _P_FOUND, _P_RESERVE, _P_STOCK, _P_ROW, _P_EXPOSED, _P_RUN = 8, 9, 10, 11, 12, 13
 PLANES_GLOBAL = 3 + NUM_COLUMNS + 1  # stock, idle left, best, origin one-hot (none + 8)
 PLANES_SIZE = TOTAL_CARDS * PLANE_WIDTH + PLANES_GLOBAL
-
-# --- "moves" observation layout ----------------------------------------------
-# The planes, then EXTRA position values and the list of legal moves, MOVE_SLOTS
-# rows of ROW values (patience_gym.games.milligan_moves).
-MOVES_GLOBAL = PLANES_SIZE + EXTRA
-MOVES_SIZE = MOVES_GLOBAL + MOVE_SLOTS * ROW
-# "moves_search": the same, with the lookahead's two values on each row.
-MOVES_SEARCH_SIZE = MOVES_GLOBAL + MOVE_SLOTS * SEARCH_ROW
-# "moves_endgame": the same, with the endgame replay's two values on each row
-# (set once the stock is out; patience_gym.games.milligan_endgame).
-MOVES_ENDGAME_SIZE = MOVES_GLOBAL + MOVE_SLOTS * ENDGAME_ROW
 
 
 @dataclasses.dataclass(frozen=True)
@@ -316,7 +295,7 @@ class MilliganGame(Game[MilliganState]):
     #: exhausted) or "anytime".
     foundation_down: ClassVar[str] = "never"
 
-    obs_encodings = ("ids", "planes", "moves", "moves_search", "moves_endgame")
+    obs_encodings = ("ids", "planes")
     max_episode_steps = 10_000
     num_actions = NUM_ACTIONS
 
@@ -333,7 +312,6 @@ class MilliganGame(Game[MilliganState]):
         self.reserve_letter = "p" if self.reserve_kind == "pocket" else "w"
         self._zeros = np.zeros(NUM_ACTIONS, dtype=bool)
         self._zeros.flags.writeable = False
-        self._endgame = EndgameReplay()
 
     # --- states ---------------------------------------------------------
     def init(self, rng: np.random.Generator) -> MilliganState:
@@ -886,49 +864,12 @@ class MilliganGame(Game[MilliganState]):
         self.check_encoding(encoding)
         if encoding == "ids":
             return ObsSpec((OBS_SIZE,), 0, TOTAL_CARDS, np.int8)
-        if encoding == "moves":
-            return ObsSpec((MOVES_SIZE,), -1.0, 1.0, np.float32)
-        if encoding == "moves_search":
-            return ObsSpec((MOVES_SEARCH_SIZE,), -1.0, 1.0, np.float32)
-        if encoding == "moves_endgame":
-            return ObsSpec((MOVES_ENDGAME_SIZE,), -1.0, 1.0, np.float32)
         return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
     def observe(self, state: MilliganState, encoding: str) -> np.ndarray:
         if encoding == "ids":
             return state.obs.copy()
-        if encoding == "moves":
-            return self._observe_moves(state, search=False)
-        if encoding == "moves_search":
-            return self._observe_moves(state, search=True)
-        if encoding == "moves_endgame":
-            return self._observe_moves(state, search=True, endgame=True)
         return self._observe_planes(state)
-
-    def _observe_moves(self, state: MilliganState, search: bool, endgame: bool = False) -> np.ndarray:
-        """The planes, the position values and the list of legal moves with their features (and lookahead,
-        and endgame replays)."""
-        size = MOVES_ENDGAME_SIZE if endgame else MOVES_SEARCH_SIZE if search else MOVES_SIZE
-        out = np.empty(size, dtype=np.float32)
-        out[:PLANES_SIZE] = self._observe_planes(state)
-        acts = self.legal_actions(state)
-        rows, extra = move_rows(self, state, acts, search=search)
-        out[PLANES_SIZE:MOVES_GLOBAL] = extra
-        if not endgame:
-            out[MOVES_GLOBAL:] = rows.ravel()
-            return out
-        wide = out[MOVES_GLOBAL:].reshape(MOVE_SLOTS, ENDGAME_ROW)
-        wide[:, :SEARCH_ROW] = rows
-        wide[:, SEARCH_ROW:] = 0.0
-        write_endgame(wide, acts, self.endgame_values(state))
-        return out
-
-    def endgame_values(self, state: MilliganState) -> dict[int, int]:
-        """Once the stock is out: each legal move mapped to the cards on the foundations at the end of the
-        greedy's game after it (remembered; :mod:`patience_gym.games.milligan_endgame`). Empty before."""
-        if state.stock_left or self.is_over(state):
-            return {}
-        return self._endgame.values(self, state, self.legal_actions(state))
 
     def _observe_ids_full(self, state: MilliganState) -> np.ndarray:
         obs = np.zeros(OBS_SIZE, dtype=np.int8)
@@ -1005,15 +946,12 @@ class MilliganGame(Game[MilliganState]):
 
     def action_from_description(self, text: str) -> int:
         """Inverse of :meth:`describe_action`; a count ``x1`` may be written or left out."""
+        if not isinstance(text, str):
+            raise TypeError(f"a move is written as text, got {text!r}")
         cleaned = text.strip().lower().replace(" ", "")
         if cleaned.endswith("x1"):
             cleaned = cleaned[:-2]
         return super().action_from_description(cleaned)
-
-    def render_text(self, state: MilliganState) -> str:
-        from patience_gym.render.milligan import render
-
-        return render(self, state)
 
 
 class MissMilligan(MilliganGame):

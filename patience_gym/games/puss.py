@@ -44,6 +44,7 @@ Readings of the text (``tests/test_puss_rules.py`` replays its worked example):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -53,7 +54,6 @@ import numpy as np
 
 from patience_gym.cards import CODE, RANK, RED, codes, parse_card, parse_cards
 from patience_gym.core import Game, ObsSpec
-from patience_gym.games.puss_moves import MOVE_FEATURES, move_features
 
 NUM_CORNERS = 4
 NUM_FOUNDATIONS = 4
@@ -109,22 +109,6 @@ CARD_SLOTS = OBS_PACK
 PLANE_WIDTH = 12
 _P_PACK, _P_HAND, _P_FOUND, _P_CORNER, _P_TOP, _P_POS = 0, 1, 2, 6, 10, 11
 PLANES_SIZE = 52 * PLANE_WIDTH + 6
-
-# --- "moves" observation layout -----------------------------------------------
-# The planes; then per card its place in the pack being dealt (second pass: the
-# remembered order of the packets taken up; 0 for cards not in it, else
-# (48 - index) / 48 so the next card is nearest 1); the four foundations'
-# needed ranks / 14; then MOVE_FEATURES per action (patience_gym.games.puss_moves).
-MOVES_GLOBAL = PLANES_SIZE + 52 + 4
-MOVES_SIZE = MOVES_GLOBAL + NUM_ACTIONS * MOVE_FEATURES
-# "moves_replay": the "moves" layout with two more features per action, set on the take-up
-# actions only: the greedy's mental replay of the second pass (patience_gym.games.puss_greedy)
-# for the best take-up order that starts with this packet, as cards on the foundations / 52,
-# and that minus the best over all the packets that may be taken up next, / 8 (capped at -1).
-# "moves_replay_all": the same, and on every legal second-pass action the same two values for
-# the greedy's replay of the rest of the game after that action (puss_greedy.SecondPassReplay).
-REPLAY_FEATURES = MOVE_FEATURES + 2
-MOVES_REPLAY_SIZE = MOVES_GLOBAL + NUM_ACTIONS * REPLAY_FEATURES
 
 _SLOT_FEATURE = np.array(
     [_P_FOUND + s // FOUNDATION_SLOTS for s in range(OBS_CORNERS)]
@@ -288,8 +272,15 @@ def _merge_bits(nonempty: int) -> int:
 _MERGE_BITS = tuple(_merge_bits(ne) for ne in range(16))
 _PLACE_CORNER_BITS = 0b1111 << TO_CORNER
 _DEAL_BIT = 1 << DEAL
-_MASK_CACHE_LIMIT = 1 << 16
 _BIT_INDEX = np.arange(NUM_ACTIONS, dtype=np.uint64)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _mask_of(bits: int) -> np.ndarray:
+    """The bool mask of a set of legal-action bits (read-only; remembered, as few sets occur)."""
+    mask = ((np.uint64(bits) >> _BIT_INDEX) & np.uint64(1)).astype(bool)
+    mask.flags.writeable = False
+    return mask
 
 
 def _describe_merge(pairs: tuple[tuple[int, int], ...]) -> str:
@@ -315,7 +306,7 @@ class PussInTheCorner(Game[PussState]):
 
     name = "puss_in_the_corner"
     Options = PussOptions
-    obs_encodings = ("ids", "planes", "moves", "moves_replay", "moves_replay_all")
+    obs_encodings = ("ids", "planes")
     #: Safety net only: a game has at most 96 deals, 96 placements, 48 plays
     #: from the packets, 8 merges and 3 take-ups.
     max_episode_steps = 1_000
@@ -325,8 +316,6 @@ class PussInTheCorner(Game[PussState]):
         super().__init__(**options)
         self._forced = self.options.forced_foundation
         self._sevens_after = self.options.sevens_after_placing
-        self._mask_cache: dict[int, np.ndarray] = {}
-        self._second_pass: Any = None  # puss_greedy.SecondPassReplay, made on first use (it imports this module)
 
     # --- states ---------------------------------------------------------
     @staticmethod
@@ -371,7 +360,7 @@ class PussInTheCorner(Game[PussState]):
         if data.get("game", self.name) != self.name:
             raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
         pass_no = data["pass"]
-        if pass_no not in (1, 2) or isinstance(pass_no, bool):
+        if not isinstance(pass_no, (int, np.integer)) or isinstance(pass_no, bool) or pass_no not in (1, 2):
             raise ValueError(f"Puss in the Corner 'pass' must be 1 or 2, got {pass_no!r}")
         seven = data["seven"]
         if not isinstance(seven, (bool, np.bool_)):
@@ -409,7 +398,7 @@ class PussInTheCorner(Game[PussState]):
         return PussState(foundations, corners, tuple(pack), 0, hand, pass_no, bool(seven), redeal)
 
     # --- rules ----------------------------------------------------------
-    def _bits(self, state: PussState) -> int:
+    def legal_bits(self, state: PussState) -> int:
         """The legal actions as bits of an int."""
         corners = state.corners
         hand = state.hand
@@ -454,17 +443,11 @@ class PussInTheCorner(Game[PussState]):
         return bits
 
     def legal_mask(self, state: PussState) -> np.ndarray:
-        bits = self._bits(state)
-        mask = self._mask_cache.get(bits)
-        if mask is None:
-            mask = ((np.uint64(bits) >> _BIT_INDEX) & np.uint64(1)).astype(bool)
-            if len(self._mask_cache) < _MASK_CACHE_LIMIT:
-                self._mask_cache[bits] = mask
-        return mask.copy()
+        return _mask_of(self.legal_bits(state)).copy()
 
     def is_legal(self, state: PussState, action: int) -> bool:
         """Whether ``action`` is legal in ``state``."""
-        return 0 <= action < NUM_ACTIONS and bool(self._bits(state) >> action & 1)
+        return 0 <= action < NUM_ACTIONS and bool(self.legal_bits(state) >> action & 1)
 
     def apply(self, state: PussState, action: int) -> float:
         obs = state.obs
@@ -593,70 +576,15 @@ class PussInTheCorner(Game[PussState]):
         self.check_encoding(encoding)
         if encoding == "ids":
             return ObsSpec((OBS_SIZE,), 0, 52, np.int8)
-        if encoding == "moves":
-            return ObsSpec((MOVES_SIZE,), -1.0, 1.0, np.float32)
-        if encoding in ("moves_replay", "moves_replay_all"):
-            return ObsSpec((MOVES_REPLAY_SIZE,), -1.0, 1.0, np.float32)
         return ObsSpec((PLANES_SIZE,), 0.0, 1.0, np.float32)
 
     def observe(self, state: PussState, encoding: str) -> np.ndarray:
         if encoding == "ids":
             return state.obs.copy()
-        if encoding == "moves":
-            return self._observe_moves(state, replay=False)
-        if encoding == "moves_replay":
-            return self._observe_moves(state, replay=True)
-        if encoding == "moves_replay_all":
-            return self._observe_moves(state, replay=True, second_pass=True)
-        return self._observe_planes(state)
-
-    def _observe_moves(self, state: PussState, replay: bool, second_pass: bool = False) -> np.ndarray:
-        """The planes, the remembered second-pass pack, the foundations' needs, per-action features.
-
-        With ``replay``, each action has two more features: on the take-up actions, the
-        greedy's mental replay of the second pass (see ``MOVES_REPLAY_SIZE``); with
-        ``second_pass`` also on every legal second-pass action, the greedy's replay after it.
-        """
-        out = np.empty(MOVES_REPLAY_SIZE if replay else MOVES_SIZE, dtype=np.float32)
-        out[:PLANES_SIZE] = self._observe_planes(state)
-        order = out[PLANES_SIZE : PLANES_SIZE + 52]
-        order[:] = 0.0
-        if state.pass_no == 2:
-            rest = state.pack[state.pos :]
-            order[list(rest)] = (PACK_SIZE - np.arange(len(rest), dtype=np.float32)) / PACK_SIZE
-        elif state.redeal:
-            order[state.redeal] = (PACK_SIZE - np.arange(len(state.redeal), dtype=np.float32)) / PACK_SIZE
-        out[PLANES_SIZE + 52 : MOVES_GLOBAL] = np.asarray(state.need, dtype=np.float32) / 14
-        bits = self._bits(state)
-        features = move_features(state.corners, state.hand, state.need, state.pack_left, bits, MERGES)
-        if not replay:
-            out[MOVES_GLOBAL:] = features.ravel()
-            return out
-        rows = out[MOVES_GLOBAL:].reshape(NUM_ACTIONS, REPLAY_FEATURES)
-        rows[:, :MOVE_FEATURES] = features
-        rows[:, MOVE_FEATURES:] = 0.0
-        takes = [k for k in range(NUM_CORNERS) if bits >> (TAKE + k) & 1]
-        if takes:
-            from patience_gym.games.puss_greedy import redeal_values  # it imports this module
-
-            values = redeal_values(self, state, takes)
-            _write_replay(rows, {TAKE + k: v for k, v in values.items()})
-        elif second_pass and state.pass_no == 2 and bits:
-            _write_replay(rows, self._second_pass_values(state, bits))
-        return out
-
-    def _second_pass_values(self, state: PussState, bits: int) -> dict[int, int]:
-        """Each legal second-pass action's outcome under the greedy's replay after it (remembered per pack)."""
-        if self._second_pass is None:
-            from patience_gym.games.puss_greedy import SecondPassReplay  # it imports this module
-
-            self._second_pass = SecondPassReplay()
-        actions = [a for a in range(NUM_ACTIONS) if bits >> a & 1]
-        values: dict[int, int] = self._second_pass.values(self, state, actions)
-        return values
+        return self.observe_planes(state)
 
     @staticmethod
-    def _observe_planes(state: PussState) -> np.ndarray:
+    def observe_planes(state: PussState) -> np.ndarray:
         """Card-centric: per card 12 flags/values (see ``PLANE_WIDTH``), then 6 globals."""
         ids = state.obs
         planes = np.zeros(PLANES_SIZE, dtype=np.float32)
@@ -705,19 +633,6 @@ class PussInTheCorner(Game[PussState]):
                 "'deal', 'dealt>A', 'dealt>f2', 'C>f1', 'B on A', 'B on A, D on C', 'take A'"
             )
         return action
-
-    def render_text(self, state: PussState) -> str:
-        from patience_gym.render.puss import render
-
-        return render(self, state)
-
-
-def _write_replay(rows: np.ndarray, values: Mapping[int, int]) -> None:
-    """Set each action's replay value and its shortfall from the best (``MOVES_REPLAY_SIZE``)."""
-    top = max(values.values())
-    for action, value in values.items():
-        rows[action, MOVE_FEATURES] = value / 52
-        rows[action, MOVE_FEATURES + 1] = max(-1.0, (value - top) / 8)
 
 
 def _normalise(text: str) -> str:

@@ -55,7 +55,7 @@ values, :data:`ENDGAME_FEATURES` in all, set only once the stock is out
 (nothing is hidden then; 0 before): ``27`` the cards on the foundations at
 the end of the greedy's game after the move (/104), ``28`` its shortfall
 from the best such outcome among the legal moves (/10, capped at -1; 0 for
-the best). See :mod:`patience_gym.games.milligan_endgame`.
+the best). See :mod:`patience_gym.heuristics.milligan_endgame`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Once the stock is out nothing is hidden: every card is face up in the
 columns, on the foundations or in the reserve. A player can then try each
 legal move in their head and play the rest of the game out by the greedy's
-rules (:mod:`patience_gym.games.milligan_greedy`), counting the cards that
+rules (:mod:`patience_gym.heuristics.milligan_greedy`), counting the cards that
 reach the foundations. ``benchmarks/milligan_endgame.py`` measured what this
 is worth (the pocket version, 100 deals: 59.17 to 76.91 cards).
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from patience_gym.games.milligan_greedy import GreedyRules
+from patience_gym.heuristics.milligan_greedy import GreedyRules
 
 if TYPE_CHECKING:
     from patience_gym.games.milligan import MilliganGame, MilliganState
@@ -89,3 +89,10 @@ class EndgameReplay:
             values[action] = self.outcome(game, child)
         self._last = (asked, values)
         return dict(values)
+
+    def move_values(self, game: MilliganGame, state: MilliganState) -> dict[int, int]:
+        """Once the stock is out: each legal move mapped to the cards on the foundations at the end of the
+        greedy's game after it. Empty while the stock lasts (nothing hidden is read) and once the game is over."""
+        if state.stock_left or game.is_over(state):
+            return {}
+        return self.values(game, state, game.legal_actions(state))

@@ -50,7 +50,7 @@ from patience_gym.games.puss import (
     PussInTheCorner,
     PussState,
 )
-from patience_gym.games.puss_moves import card_waits
+from patience_gym.heuristics.puss_moves import card_waits
 
 NO_WAIT = 99  # an empty packet's "top": anything may go on it safely
 
@@ -62,7 +62,7 @@ def waits(state: PussState) -> tuple[int, ...]:
 
 def choose_move(game: PussInTheCorner, state: PussState, plan_redeal: bool = True) -> int:
     """The greedy move in ``state`` (a live position)."""
-    bits = game._bits(state)
+    bits = game.legal_bits(state)
     w = waits(state)
     hand = state.hand
     if hand >= 0:

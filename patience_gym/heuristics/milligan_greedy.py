@@ -4,7 +4,7 @@ How a careful player plays these games by eye, as a deterministic rule. It
 looks only at the visible position (columns, foundations, reserve, stock
 count) and tries moves on copies of it, never dealing on a copy, so the
 face-down stock is never read. Positions are scored by
-:func:`patience_gym.games.milligan_moves.evaluation`:
+:func:`patience_gym.heuristics.milligan_moves.evaluation`:
 
 * +100 per card on the foundations;
 * -1 per card covering one of the *next needed* cards (for each foundation
@@ -27,7 +27,7 @@ Each move, in order:
 3. Otherwise search up to three moves ahead (two first), through waiving
    (Miss Milligan), worrying back (Giant) or the pocket as well as ordinary
    moves, for a line that ends strictly better than now
-   (:func:`patience_gym.games.milligan_moves.lookahead`, at most ``SEARCH_NODES``
+   (:func:`patience_gym.heuristics.milligan_moves.lookahead`, at most ``SEARCH_NODES``
    positions per depth, shared with the ``moves_search`` encoding), and play its first move. Every
    deal buries cards, so a good player looks for such lines before dealing.
 4. Otherwise deal, while the stock lasts.
@@ -38,7 +38,7 @@ Each move, in order:
 
 The only memory between moves is that last rule's mark, and a progress event
 always makes it stale; so right after a progress event the greedy's move
-depends on the position alone (:mod:`patience_gym.games.milligan_endgame`
+depends on the position alone (:mod:`patience_gym.heuristics.milligan_endgame`
 relies on this).
 """
 
@@ -48,8 +48,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from patience_gym.games.milligan_moves import evaluation, lookahead
 from patience_gym.games.milligan_tables import CF, DEAL, RF
+from patience_gym.heuristics.milligan_moves import evaluation, lookahead
 
 if TYPE_CHECKING:
     from patience_gym.games.milligan import MilliganGame, MilliganState

@@ -1,0 +1,32 @@
+"""Renderers: positions as text (and as pictures), found by game name.
+
+Renderers read the rules (:mod:`patience_gym.games`); the rules never import them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from patience_gym.core import Game
+
+#: Game name -> "module:function" drawing a state of that game as text.
+TEXT_RENDERERS: dict[str, str] = {
+    "golf": "patience_gym.render.golf:render_hole",
+    "golf_round": "patience_gym.render.golf:render_round",
+    "puss_in_the_corner": "patience_gym.render.puss:render",
+    "miss_milligan": "patience_gym.render.milligan:render",
+    "giant": "patience_gym.render.milligan:render",
+    "miss_milligan_pocket": "patience_gym.render.milligan:render",
+}
+
+
+def render_text(game: Game[Any], state: Any) -> str:
+    """The layout of ``state`` as text a person can read and play from."""
+    target = TEXT_RENDERERS.get(game.name)
+    if target is None:
+        raise ValueError(f"no text renderer for game {game.name!r}")
+    module, name = target.split(":")
+    render: Callable[[Game[Any], Any], str] = getattr(importlib.import_module(module), name)
+    return render(game, state)
