@@ -395,7 +395,7 @@ class PussInTheCorner(Game[PussState]):
                 raise ValueError("a redeal in progress needs pass 1, an empty pack, no card in hand and seven False")
             if sum(1 for k in corners if k) < 2:
                 raise ValueError("a redeal in progress leaves at least two packets to take up")
-        return PussState(foundations, corners, tuple(pack), 0, hand, pass_no, bool(seven), redeal)
+        return PussState(foundations, corners, tuple(pack), 0, hand, int(pass_no), bool(seven), redeal)
 
     # --- rules ----------------------------------------------------------
     def legal_bits(self, state: PussState) -> int:
