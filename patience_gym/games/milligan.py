@@ -483,7 +483,9 @@ class MilliganGame(Game[MilliganState]):
             return [parse_card(pocket)], -1
         if self.reserve_kind != "waiver":
             return [], -1
-        waived_codes = data.get("waived") or []
+        waived_codes = data.get("waived", [])
+        if not isinstance(waived_codes, (str, list, tuple)):
+            raise ValueError(f"waived must be a list of card codes, got {waived_codes!r}")
         if isinstance(waived_codes, str):
             waived_codes = waived_codes.split()
         waived = parse_cards(waived_codes)
