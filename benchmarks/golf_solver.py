@@ -11,20 +11,32 @@ are counted with the score found and reported as not proven.
 Writes ``benchmarks/results/golf_solver.json`` and ``golf_solver.md`` (with
 ``--pure-python``, ``golf_solver.pure_python.json`` and ``.md``).
 
+The deals can be cut into shards (``--shard-size``) solved on a backend
+(``--backend ray``: a local Ray cluster of ``--workers`` CPUs, or the
+cluster at ``--address``); with ``--state-dir`` each finished shard is kept
+there as one JSON file (written atomically), and a rerun of the same command
+reads them back instead of solving them again. The figures do not depend on
+the backend, the shard size or the resuming.
+
 Usage: ``python -m benchmarks.golf_solver [--deals 10000] [--seed 0] [--rounds 100] [--max-nodes N]
-[--pure-python] [--out DIR]``
+[--pure-python] [--out DIR] [--name STEM] [--rules book ...] [--backend serial|ray] [--address ADDR]
+[--workers N] [--shard-size 1000] [--state-dir DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
+from agents.backends import BACKENDS, backend_session, run_sharded
 from agents.evaluate import format_share, mean_ci95, wilson_ci95
 from agents.golf_solver import HAVE_FAST, solve
 from agents.report import machine_description
@@ -39,23 +51,141 @@ RULE_SETS: dict[str, dict[str, bool]] = {
 }
 
 
-def solve_deals(
-    options: dict[str, bool], deals: int, seed: int, max_nodes: int | None, fast: bool = True
-) -> dict[str, Any]:
-    """Minimum scores of ``deals`` seeded Golf-v0 deals, with timing and proof counts."""
-    env = gym.make("patience_gym/Golf-v0", **options)
+@dataclass(frozen=True)
+class Shard:
+    """Deals ``start .. start+count-1`` (seeds ``seed + start ..``) of one rule set: one task."""
+
+    rules: str
+    seed: int
+    start: int
+    count: int
+    max_nodes: int | None
+    fast: bool
+
+    @property
+    def filename(self) -> str:
+        nodes = "exact" if self.max_nodes is None else f"nodes{self.max_nodes}"
+        core = "c" if self.fast else "py"
+        return f"{self.rules}-seed{self.seed}-{self.start:09d}+{self.count}-{nodes}-{core}.json"
+
+
+def solve_shard(shard: Shard) -> dict[str, Any]:
+    """Minimum scores of a shard's deals, with its proof count, nodes searched and seconds."""
+    env = gym.make("patience_gym/Golf-v0", **RULE_SETS[shard.rules])
     game: Golf = env.unwrapped.game  # type: ignore[attr-defined]
     scores: list[int] = []
-    unproven = 0
-    nodes = 0
+    unproven = nodes = 0
     start = time.perf_counter()
-    for i in range(deals):
-        env.reset(seed=seed + i)
-        solution = solve(game, env.unwrapped.state, max_nodes, fast)  # type: ignore[attr-defined]
+    for i in range(shard.start, shard.start + shard.count):
+        env.reset(seed=shard.seed + i)
+        solution = solve(game, env.unwrapped.state, shard.max_nodes, shard.fast)  # type: ignore[attr-defined]
         scores.append(solution.score)
         unproven += not solution.exact
         nodes += solution.nodes
     seconds = time.perf_counter() - start
+    return {"shard": asdict(shard), "scores": scores, "not_proven": unproven, "nodes": nodes, "seconds": seconds}
+
+
+def load_shard(path: Path, shard: Shard) -> dict[str, Any] | None:
+    """A finished shard kept at ``path``, or None when there is none; a file for another shard is an error."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"kept shard {path} is not valid JSON ({exc}): delete it to solve the shard again") from exc
+    if data.get("shard") != asdict(shard) or len(data.get("scores", ())) != shard.count:
+        raise ValueError(f"kept shard {path} does not hold the deals of {shard}: delete it to solve them again")
+    return data  # type: ignore[no-any-return]
+
+
+def keep_shard(path: Path, data: dict[str, Any]) -> None:
+    """Write a finished shard atomically: a run killed mid-write leaves no half file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data) + "\n")
+    os.replace(tmp, path)
+
+
+def solve_sharded(
+    rules: str,
+    deals: int,
+    seed: int,
+    max_nodes: int | None,
+    fast: bool = True,
+    *,
+    shard_size: int = 1000,
+    backend: str = "serial",
+    address: str | None = None,
+    workers: int | None = None,
+    state_dir: Path | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """Every shard of ``deals`` deals, in deal order, and how many were solved in this run.
+
+    Shards kept in ``state_dir`` are read back, not solved; the others run on ``backend`` and each is
+    kept there as it finishes, so an interrupted run loses no finished shard.
+    """
+    if shard_size < 1:
+        raise ValueError(f"shard size must be at least 1, got {shard_size}")
+    shards = [
+        Shard(rules, seed, start, min(shard_size, deals - start), max_nodes, fast)
+        for start in range(0, deals, shard_size)
+    ]
+    results: list[dict[str, Any] | None] = [
+        load_shard(state_dir / s.filename, s) if state_dir else None for s in shards
+    ]
+    todo = [i for i, r in enumerate(results) if r is None]
+
+    def finished(k: int, data: dict[str, Any]) -> None:
+        results[todo[k]] = data
+        if state_dir is not None:
+            keep_shard(state_dir / shards[todo[k]].filename, data)
+
+    run_sharded(solve_shard, [shards[i] for i in todo], backend, address, workers, on_result=finished)
+    return [r for r in results if r is not None], len(todo)
+
+
+def solve_deals(
+    options: dict[str, bool],
+    deals: int,
+    seed: int,
+    max_nodes: int | None,
+    fast: bool = True,
+    *,
+    rules: str | None = None,
+    shard_size: int | None = None,
+    backend: str = "serial",
+    address: str | None = None,
+    workers: int | None = None,
+    state_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Minimum scores of ``deals`` seeded Golf-v0 deals, with timing and proof counts.
+
+    ``options`` must be one of :data:`RULE_SETS` (``rules`` names it). The deals are cut into shards of
+    ``shard_size`` (default: all in one) run on ``backend`` (see :func:`solve_sharded`). ``seconds`` adds
+    the shards' own times (kept ones included): the cost on one core; ``wall_seconds`` is this run's.
+    """
+    names = [name for name, opts in RULE_SETS.items() if opts == options]
+    if not names or (rules is not None and rules not in names):
+        raise ValueError(f"rule options {options} are not one of the rule sets {list(RULE_SETS)}")
+    wall = time.perf_counter()
+    parts, solved = solve_sharded(
+        rules or names[0],
+        deals,
+        seed,
+        max_nodes,
+        fast,
+        shard_size=shard_size or max(deals, 1),
+        backend=backend,
+        address=address,
+        workers=workers,
+        state_dir=state_dir,
+    )
+    wall = time.perf_counter() - wall
+    scores = [s for part in parts for s in part["scores"]]
+    unproven = sum(part["not_proven"] for part in parts)
+    nodes = sum(part["nodes"] for part in parts)
+    seconds = sum(part["seconds"] for part in parts)
     cleared = sum(s <= 0 for s in scores)
     lo, hi = wilson_ci95(cleared, deals)
     mean, half = mean_ci95(scores)
@@ -75,6 +205,10 @@ def solve_deals(
         "mean_nodes": nodes / deals,
         "seconds": seconds,
         "seconds_per_1000": 1000 * seconds / deals,
+        "wall_seconds": wall,
+        "shards": len(parts),
+        "shards_solved": solved,
+        "scores": scores,
     }
 
 
@@ -99,52 +233,93 @@ def solve_rounds(
     return {"rounds": rounds, "mean": mean, "ci95": half, "not_proven": unproven}
 
 
-def measure(deals: int, seed: int, rounds: int, max_nodes: int | None, fast: bool = True) -> dict[str, Any]:
+def measure(
+    deals: int,
+    seed: int,
+    rounds: int,
+    max_nodes: int | None,
+    fast: bool = True,
+    *,
+    rules: list[str] | None = None,
+    shard_size: int | None = None,
+    backend: str = "serial",
+    address: str | None = None,
+    workers: int | None = None,
+    state_dir: Path | None = None,
+) -> dict[str, Any]:
+    """:func:`solve_deals` (and :func:`solve_rounds`) for each of ``rules`` (default: every rule set)."""
     rows = []
-    for name, options in RULE_SETS.items():
-        row: dict[str, Any] = {"rules": name, "options": options}
-        row.update(solve_deals(options, deals, seed, max_nodes, fast))
-        if rounds:
-            row["golf_round"] = solve_rounds(options, rounds, seed, max_nodes, fast)
-        rows.append(row)
-        lo, hi = row["cleared_ci95"]
-        print(
-            f"{name:16s} cleared {100 * row['cleared_share']:5.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]  "
-            f"mean {row['mean_score']:.3f} ± {row['score_ci95']:.3f}  "
-            f"nine holes {row['nine_holes_mean']:.2f} ± {row['nine_holes_ci95']:.2f}  "
-            f"not proven {row['not_proven']}  {row['seconds_per_1000']:.1f} s/1000 deals",
-            flush=True,
-        )
-    machine = machine_description()
+    with backend_session(backend, address, workers) as slots:
+        for name in rules or list(RULE_SETS):
+            options = RULE_SETS[name]
+            row: dict[str, Any] = {"rules": name, "options": options}
+            row.update(
+                solve_deals(
+                    options,
+                    deals,
+                    seed,
+                    max_nodes,
+                    fast,
+                    rules=name,
+                    shard_size=shard_size,
+                    backend=backend,
+                    address=address,
+                    workers=workers,
+                    state_dir=state_dir,
+                )
+            )
+            del row["scores"]  # per deal: in the kept shards, too long for the results file
+            if rounds:
+                row["golf_round"] = solve_rounds(options, rounds, seed, max_nodes, fast)
+            rows.append(row)
+            lo, hi = row["cleared_ci95"]
+            print(
+                f"{name:16s} cleared {100 * row['cleared_share']:5.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]  "
+                f"mean {row['mean_score']:.3f} ± {row['score_ci95']:.3f}  "
+                f"nine holes {row['nine_holes_mean']:.2f} ± {row['nine_holes_ci95']:.2f}  "
+                f"not proven {row['not_proven']}  {row['seconds_per_1000']:.1f} s/1000 deals  "
+                f"wall {row['wall_seconds']:.0f} s ({row['shards_solved']}/{row['shards']} shards solved now)",
+                flush=True,
+            )
     return {
         "deals": deals,
         "seed": seed,
         "rounds": rounds,
         "max_nodes": max_nodes,
         "c_core": HAVE_FAST and fast,
-        "machine": machine,
+        "machine": machine_description(),
+        "backend": backend,
+        "address": address,
+        "workers": slots,
+        "shard_size": shard_size or deals,
         "rows": rows,
     }
 
 
 def to_markdown(data: dict[str, Any]) -> str:
     core = "C core" if data["c_core"] else "pure Python"
+    workers = data.get("workers", 1)
+    where = "one process" if workers == 1 else f"{workers} {data.get('backend', 'serial')} workers"
     lines = [
         f"Exact Golf solver (perfect knowledge of the stock), {data['deals']} seeded deals per rule set "
-        f"(Golf-v0 seeds {data['seed']}..{data['seed'] + data['deals'] - 1}), one process, {core}, "
+        f"(Golf-v0 seeds {data['seed']}..{data['seed'] + data['deals'] - 1}), {where}, {core}, "
         f"{data['machine']}. Cleared: Wilson 95% interval; ± is the 95% CI half-width. "
-        "Nine holes: the deals taken nine at a time as rounds.",
+        "Nine holes: the deals taken nine at a time as rounds. s / 1,000 deals: one core's time; "
+        "wall: the time the run took.",
         "",
-        "| rules | cleared [95% CI] | mean best score | nine holes | not proven | s / 1,000 deals |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| rules | cleared [95% CI] | mean best score | nine holes | not proven | s / 1,000 deals | wall |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in data["rows"]:
+        wall = r.get("wall_seconds", r["seconds"])
         lines.append(
             f"| {r['rules']} | {format_share(r['cleared_share'], r['cleared_ci95'])} | "
             f"{r['mean_score']:.2f} ± {r['score_ci95']:.2f} | "
             f"{r['nine_holes_mean']:.1f} ± {r['nine_holes_ci95']:.1f} | {r['not_proven']} | "
-            f"{r['seconds_per_1000']:.0f} |"
+            f"{r['seconds_per_1000']:.0f} | {format_duration(wall)} |"
         )
+    if any(r.get("shards_solved", 0) < r.get("shards", 0) for r in data["rows"]):
+        lines += ["", "Some shards were read back from an earlier run: wall counts only this run's."]
     if data["rounds"]:
         lines += [
             "",
@@ -160,6 +335,15 @@ def to_markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_duration(seconds: float) -> str:
+    """``42 s``, ``12.5 min`` or ``2.3 h``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=10_000, help="Golf-v0 deals per rule set")
@@ -168,9 +352,36 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-nodes", type=int, help="node budget per hole (default: none, every solve exact)")
     parser.add_argument("--pure-python", action="store_true", help="time the pure-Python search, not the C core")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for the .json and .md results")
+    parser.add_argument("--name", help="results file stem (default: golf_solver, or golf_solver.pure_python)")
+    parser.add_argument("--rules", nargs="+", choices=list(RULE_SETS), help="rule sets to solve (default: all)")
+    parser.add_argument("--backend", choices=BACKENDS, default="serial", help="where the shards run")
+    parser.add_argument("--address", help="Ray cluster address (default: start a local cluster)")
+    parser.add_argument("--workers", type=int, help="CPUs of the local Ray cluster / shards at once (default: all)")
+    parser.add_argument("--shard-size", type=int, help="deals per shard (default: all deals in one)")
+    parser.add_argument("--state-dir", type=Path, help="keep each finished shard here; a rerun resumes from them")
     args = parser.parse_args(argv)
-    data = measure(args.deals, args.seed, args.rounds, args.max_nodes, not args.pure_python)
-    stem = "golf_solver.pure_python" if args.pure_python else "golf_solver"
+    if args.deals < 1:
+        parser.error("--deals must be at least 1")
+    if args.shard_size is not None and args.shard_size < 1:
+        parser.error("--shard-size must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be at least 1")
+    if args.address is not None and args.backend != "ray":
+        parser.error("--address needs --backend ray")
+    data = measure(
+        args.deals,
+        args.seed,
+        args.rounds,
+        args.max_nodes,
+        not args.pure_python,
+        rules=args.rules,
+        shard_size=args.shard_size,
+        backend=args.backend,
+        address=args.address,
+        workers=args.workers,
+        state_dir=args.state_dir,
+    )
+    stem = args.name or ("golf_solver.pure_python" if args.pure_python else "golf_solver")
     write_results(stem, data, to_markdown(data), args.out)
 
 
