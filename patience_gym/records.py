@@ -40,6 +40,7 @@ FORMAT = "patience_gym.record"
 FORMAT_VERSION = 1
 
 _REQUIRED = ("format", "format_version", "env_id", "initial_state", "moves", "rewards")
+_ORDER = ("library_version", "env_id", "env_kwargs", "max_episode_steps", "seed", "agent", "final_score", "won")
 
 
 class RecordError(ValueError):
@@ -66,8 +67,11 @@ class GameRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The record as the JSON-able dict written to files."""
-        data = {"format": FORMAT, "format_version": FORMAT_VERSION}
-        data.update(dataclasses.asdict(self))
+        fields = dataclasses.asdict(self)
+        data: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION}
+        for key in _ORDER:  # the summary first, the long lists last
+            data[key] = fields.pop(key)
+        data.update(fields)
         return data
 
     @classmethod
@@ -137,7 +141,10 @@ def save_record(record: GameRecord, path: str | Path) -> Path:
     """Write ``record`` as JSON to ``path`` (folders are made as needed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record.to_dict(), indent=1) + "\n")
+    data = record.to_dict()
+    # One line per key: the record stays short to read, and each value stays plain JSON.
+    lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in data.items()]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
     return path
 
 

@@ -99,8 +99,12 @@ def save_animation(frames: Sequence[np.ndarray], path: str | Path, fps: float = 
         images = [Image.fromarray(f) for f in frames]
         ms = round(1000 / fps)
         durations = [ms] * (len(images) - 1) + [ms * max(1, hold_last)]
-        # One shared palette keeps the felt and card colours steady between frames.
-        palette = images[0].quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+        # One shared palette, taken from frames across the game, keeps the colours steady between frames.
+        picks = sorted({0, 1, len(images) // 2, len(images) - 1} & set(range(len(images))))
+        montage = Image.new("RGB", (images[0].width, images[0].height * len(picks)))
+        for i, pick in enumerate(picks):
+            montage.paste(images[pick], (0, i * images[0].height))
+        palette = montage.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
         quantized = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
         quantized[0].save(path, save_all=True, append_images=quantized[1:], duration=durations, loop=0, disposal=1)
         return path
@@ -279,8 +283,22 @@ class Table:
         )
 
     def source(self, x: float, y: float, height: float | None = None) -> None:
-        """A thin frame where the last move came from."""
-        self.highlight(x, y, height, colour=SOURCE, width=2)
+        """A dashed frame where the last move came from."""
+        h = self.h if height is None else height
+        x0, y0, x1, y1 = x - 2, y - 2, x + self.w + 1, y + h + 1
+        dash = 7
+        for a, b, fixed, horizontal in (
+            (x0, x1, y0, True),
+            (x0, x1, y1, True),
+            (y0, y1, x0, False),
+            (y0, y1, x1, False),
+        ):
+            t = a
+            while t < b:
+                end = min(t + dash, b)
+                line = [(t, fixed), (end, fixed)] if horizontal else [(fixed, t), (fixed, end)]
+                self.draw.line(line, fill=SOURCE, width=2)
+                t += 2 * dash
 
     def text(
         self, x: float, y: float, text: str, size: int = 14, fill: Any = INK, anchor: str = "la", bold: bool = False
