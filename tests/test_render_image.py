@@ -211,3 +211,44 @@ def test_record_video_films_an_episode(tmp_path: Path, monkeypatch: pytest.Monke
         with Image.open(written[0][0]) as gif:
             assert gif.n_frames == steps + 1  # type: ignore[attr-defined]
             assert gif.size == (640, 448)
+
+
+def _gif_frames(path: Path) -> list[np.ndarray]:
+    with Image.open(path) as gif:
+        frames = []
+        for i in range(gif.n_frames):  # type: ignore[attr-defined]
+            gif.seek(i)
+            frames.append(np.asarray(gif.convert("RGB")))
+    return frames
+
+
+def test_watch_films_an_agent_and_its_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agents.watch import main as watch
+    from patience_gym.records import load_record
+
+    gif, record_path = tmp_path / "game.gif", tmp_path / "game.json"
+    args = ["--env", "patience_gym/Golf-v0", "--agent", "greedy", "--seed", "3"]
+    assert watch([*args, "--out", str(gif), "--record-out", str(record_path)]) == 0
+    record = load_record(record_path, env_id="patience_gym/Golf-v0")
+    assert record.agent == "greedy" and record.seed == 3
+    assert f"{len(record.moves) + 1} frames, {len(record.moves)} moves" in capsys.readouterr().out
+    filmed = _gif_frames(gif)
+    assert len(filmed) == len(record.moves) + 1 and filmed[0].shape == (448, 640, 3)
+    again = tmp_path / "again.gif"
+    assert watch(["--record", str(record_path), "--out", str(again)]) == 0
+    assert all(np.array_equal(a, b) for a, b in zip(filmed, _gif_frames(again), strict=True))
+
+
+def test_watch_names_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agents.watch import main as watch
+
+    cases = [
+        (["--env", "patience_gym/Golf-v0", "--out", str(tmp_path / "g.avi")], "must end in .gif or .mp4"),
+        (["--out", str(tmp_path / "g.gif")], "give --env"),
+        (["--env", "patience_gym/Golf-v0", "--agent", "wizard", "--out", str(tmp_path / "g.gif")], "unknown agent"),
+        (["--record", str(tmp_path / "none.json"), "--out", str(tmp_path / "g.gif")], "no game record at"),
+    ]
+    for argv, message in cases:
+        with pytest.raises(SystemExit):
+            watch(argv)
+        assert message in capsys.readouterr().err
