@@ -189,3 +189,27 @@ def test_unchecked_load_then_replay_names_the_move(tmp_path: Path) -> None:
     assert isinstance(record, GameRecord)
     with pytest.raises(RecordError, match="move 1 'bogus' is unknown"):
         next(iter(replay(record)))
+
+
+def test_evaluate_loop_writes_a_record_per_episode(tmp_path: Path) -> None:
+    """What ``agents.evaluate --records DIR`` does: its episode loop, on an env wrapped in RecordEpisodes."""
+    from agents.evaluate import run_episode
+
+    agent = make_agent("greedy", "miss_milligan_pocket")
+    env = RecordEpisodes(gym.make("patience_gym/MissMilliganPocket-v0"), agent=agent.name, directory=tmp_path)
+    scores = []
+    for seed in (3, 4):
+        moves = list(run_episode(env, agent, seed))
+        scores.append(moves[-1].info["score"])
+    records = [load_record(tmp_path / f"MissMilliganPocket-v0-greedy-seed{seed}.json") for seed in (3, 4)]
+    assert [r.final_score for r in records] == scores
+    assert all(r.terminated and len(r.moves) == len(r.rewards) > 0 for r in records)
+
+
+def test_a_truncated_game_replays_to_the_same_cut(tmp_path: Path) -> None:
+    env = RecordEpisodes(gym.make("patience_gym/MissMilligan-v0", max_episode_steps=7), agent="random")
+    _play(env, "random", seed=2)
+    record = env.record
+    assert record is not None and record.truncated and not record.terminated and len(record.moves) == 7
+    steps = list(replay(load_record(save_record(record, tmp_path / "cut.json"))))
+    assert len(steps) == 7 and steps[-1][3] and not steps[-1][2]

@@ -252,3 +252,25 @@ def test_watch_names_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixture[
         with pytest.raises(SystemExit):
             watch(argv)
         assert message in capsys.readouterr().err
+
+
+def _env_draws_pictures() -> bool:
+    from patience_gym.env import PatienceEnv
+
+    return "rgb_array" in PatienceEnv.metadata["render_modes"]
+
+
+@pytest.mark.skipif(not _env_draws_pictures(), reason="the env does not offer render_mode='rgb_array' yet")
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_env_renders_rgb_array(env_id: str) -> None:
+    """Once wired: gym.make(..., render_mode="rgb_array").render() is this module's picture of the position."""
+    env = gym.make(env_id, render_mode="rgb_array")
+    game_env: Any = env.unwrapped
+    _, info = env.reset(seed=2)
+    frame = env.render()
+    assert isinstance(frame, np.ndarray)
+    assert np.array_equal(frame, render_rgb(game_env.game, game_env.state))
+    action = int(np.flatnonzero(info["action_mask"])[0])
+    previous = game_env.state.copy()
+    env.step(action)
+    assert np.array_equal(env.render(), render_rgb(game_env.game, game_env.state, action, previous))
