@@ -273,4 +273,6 @@ def test_env_renders_rgb_array(env_id: str) -> None:
     action = int(np.flatnonzero(info["action_mask"])[0])
     previous = game_env.state.copy()
     env.step(action)
-    assert np.array_equal(env.render(), render_rgb(game_env.game, game_env.state, action, previous))
+    after = env.render()
+    assert isinstance(after, np.ndarray)
+    assert np.array_equal(after, render_rgb(game_env.game, game_env.state, action, previous))
