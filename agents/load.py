@@ -1,0 +1,231 @@
+"""Models that carry their spec: the env id, rule options and observation encoding a model was trained on.
+
+:func:`save_model_spec` writes the spec into the saved SB3 zip (as ``patience_gym_spec.json``, an entry SB3
+ignores on load); :func:`load` reads it back and returns a :class:`agents.ppo.PPOAgent` ready for
+``agents.evaluate``, refusing a model trained for another env id, rule options or encoding::
+
+    agent = load("models/golf.zip", env_id="patience_gym/Golf-v0")
+    env = gym.make(agent.spec.env_id, **agent.spec.make_kwargs())
+
+From the shell::
+
+    python -m agents.load show models/golf.zip
+    python -m agents.load stamp models/golf.zip --env patience_gym/Golf-v0 --obs-encoding runs \\
+        [--env-kwargs '{"queens_on_kings": true}'] [--card models/golf.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+import patience_gym
+from agents.ppo import PPOAgent
+
+SPEC_ENTRY = "patience_gym_spec.json"
+SPEC_VERSION = 1
+
+#: Env ids that may play a model trained on another: a Golf hole model plays each hole of a round.
+COMPATIBLE: dict[str, tuple[str, ...]] = {"patience_gym/GolfRound-v0": ("patience_gym/Golf-v0",)}
+
+
+class ModelSpecError(ValueError):
+    """A model without a spec, with a spec that cannot be read, or one trained for something else."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """What a model was trained on, as stored inside its zip."""
+
+    env_id: str
+    env_kwargs: dict[str, Any]
+    obs_encoding: str
+    observation_shape: list[int]
+    num_actions: int
+    library_version: str = patience_gym.__version__
+    card: str | None = None
+    spec_version: int = SPEC_VERSION
+
+    def make_kwargs(self) -> dict[str, Any]:
+        """The kwargs of ``gym.make(spec.env_id, ...)`` that give the model's observations."""
+        return {**self.env_kwargs, "obs_encoding": self.obs_encoding}
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> ModelSpec:
+        if not isinstance(data, Mapping):
+            raise ModelSpecError(f"{where}: the model spec must be a JSON object")
+        if data.get("spec_version") != SPEC_VERSION:
+            raise ModelSpecError(
+                f"{where}: model spec version {data.get('spec_version')!r}; this library reads {SPEC_VERSION}"
+            )
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - fields
+        if unknown:
+            raise ModelSpecError(f"{where}: unknown key(s) in the model spec: {', '.join(sorted(unknown))}")
+        missing = [f.name for f in dataclasses.fields(cls) if f.name not in data and f.default is dataclasses.MISSING]
+        if missing:
+            raise ModelSpecError(f"{where}: the model spec lacks {', '.join(missing)}")
+        return cls(**data)
+
+
+def _zip_path(path: str | Path) -> Path:
+    path = Path(path)
+    if not path.exists() and path.with_suffix(".zip").exists():
+        path = path.with_suffix(".zip")
+    if not path.exists():
+        raise FileNotFoundError(f"no model at {path}")
+    if not zipfile.is_zipfile(path):
+        raise ModelSpecError(f"{path} is not a saved model (not a zip file)")
+    return path
+
+
+def save_model_spec(
+    model_path: str | Path,
+    env_id: str,
+    env_kwargs: Mapping[str, Any] | None = None,
+    obs_encoding: str | None = None,
+    card: str | None = None,
+) -> ModelSpec:
+    """Store the spec inside the saved model ``model_path`` (replacing any spec already there).
+
+    ``env_kwargs`` are the rule options (an ``obs_encoding`` among them is taken as the encoding);
+    ``card`` is the model card's text (how it was made, what it scores). The env is made once to check
+    that its observations have the model's shape and its action count matches.
+    """
+    path = _zip_path(model_path)
+    kwargs = dict(env_kwargs or {})
+    given = kwargs.pop("obs_encoding", None)
+    if given is not None and obs_encoding is not None and given != obs_encoding:
+        raise ValueError(f"obs_encoding {obs_encoding!r} disagrees with env_kwargs' obs_encoding {given!r}")
+    obs_encoding = obs_encoding or given
+    make_kwargs: dict[str, Any] = {**kwargs, **({"obs_encoding": obs_encoding} if obs_encoding else {})}
+    try:
+        env = gym.make(env_id, **make_kwargs)
+    except (gym.error.Error, TypeError, ValueError) as exc:
+        raise ValueError(f"cannot make env {env_id!r} with {kwargs} and obs_encoding {obs_encoding!r}: {exc}") from None
+    unwrapped: Any = env.unwrapped
+    shape = list(env.observation_space.shape or ())
+    actions = int(env.action_space.n)  # type: ignore[attr-defined]
+    model: Any = PPOAgent(path).model
+    model_shape = list(model.observation_space.shape or ())
+    model_actions = int(model.action_space.n)
+    if model_shape != shape or model_actions != actions:
+        raise ModelSpecError(
+            f"model {path} observes shape {model_shape} with {model_actions} actions, but {env_id} "
+            f"(obs_encoding {unwrapped.obs_encoding!r}) gives shape {shape} with {actions} actions"
+        )
+    spec = ModelSpec(env_id, kwargs, unwrapped.obs_encoding, shape, actions, card=card)
+    _write_entry(path, json.dumps(dataclasses.asdict(spec), indent=1))
+    return spec
+
+
+def _write_entry(path: Path, text: str) -> None:
+    """Rewrite the zip with the spec entry replaced (written to a temporary file, then moved in place)."""
+    fd, tmp = tempfile.mkstemp(suffix=".zip", dir=path.parent)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+            for item in src.infolist():
+                if item.filename != SPEC_ENTRY:
+                    dst.writestr(item, src.read(item.filename))
+            dst.writestr(SPEC_ENTRY, text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def read_model_spec(model_path: str | Path) -> ModelSpec | None:
+    """The spec stored in a saved model, or None for a model saved without one."""
+    path = _zip_path(model_path)
+    with zipfile.ZipFile(path) as archive:
+        if SPEC_ENTRY not in archive.namelist():
+            return None
+        try:
+            data = json.loads(archive.read(SPEC_ENTRY))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ModelSpecError(f"{path}: the model spec is not valid JSON: {exc}") from None
+    return ModelSpec.from_dict(data, str(path))
+
+
+def load(
+    path: str | Path,
+    env_id: str | None = None,
+    obs_encoding: str | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+    deterministic: bool = True,
+) -> PPOAgent:
+    """The model at ``path`` as an agent, with its spec as ``agent.spec``.
+
+    Given ``env_id``, ``obs_encoding`` or ``env_kwargs`` (rule options), each must be what the model was
+    trained on (a Golf-v0 model may play GolfRound-v0, hole by hole); otherwise :class:`ModelSpecError`.
+    """
+    spec = read_model_spec(path)
+    if spec is None:
+        raise ModelSpecError(
+            f"model {path} carries no spec (env id, rule options, observation encoding): "
+            "stamp it with agents.load.save_model_spec, or play it as ppo:PATH with the env kwargs it needs"
+        )
+    if spec.env_id not in gym.registry:
+        raise ModelSpecError(
+            f"model {path} was trained on {spec.env_id}, which patience_gym {patience_gym.__version__} does not "
+            f"register (it has {', '.join(patience_gym.ENVS)})"
+        )
+    if env_id is not None and env_id != spec.env_id and spec.env_id not in COMPATIBLE.get(env_id, ()):
+        raise ModelSpecError(f"model {path} was trained on {spec.env_id}, not {env_id}")
+    if obs_encoding is not None and obs_encoding != spec.obs_encoding:
+        raise ModelSpecError(
+            f"model {path} was trained on obs_encoding {spec.obs_encoding!r}, not {obs_encoding!r}; "
+            f"make the env with obs_encoding={spec.obs_encoding!r}"
+        )
+    if env_kwargs is not None:
+        options = {k: v for k, v in env_kwargs.items() if k != "obs_encoding"}
+        if options != spec.env_kwargs:
+            raise ModelSpecError(f"model {path} was trained with rule options {spec.env_kwargs}, not {options}")
+        if "obs_encoding" in env_kwargs:
+            return load(path, env_id, env_kwargs["obs_encoding"], None, deterministic)
+    agent = PPOAgent(_zip_path(path), deterministic=deterministic)
+    agent.spec = spec  # type: ignore[attr-defined]
+    return agent
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    show = sub.add_parser("show", help="print a model's spec")
+    show.add_argument("model")
+    stamp = sub.add_parser("stamp", help="store the spec inside a saved model")
+    stamp.add_argument("model")
+    stamp.add_argument("--env", required=True, help="env id the model was trained on")
+    stamp.add_argument("--obs-encoding", help="observation encoding (default: the env's default)")
+    stamp.add_argument("--env-kwargs", default="{}", help="JSON dict of rule options")
+    stamp.add_argument("--card", help="a text file: the model card to store with it")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "show":
+            spec = read_model_spec(args.model)
+            if spec is None:
+                print(f"{args.model}: no spec")
+                return 1
+        else:
+            kwargs = json.loads(args.env_kwargs)
+            card = Path(args.card).read_text() if args.card else None
+            spec = save_model_spec(args.model, args.env, kwargs, args.obs_encoding, card)
+    except (ValueError, FileNotFoundError, TypeError) as exc:
+        parser.error(str(exc))
+    print(json.dumps(dataclasses.asdict(spec), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

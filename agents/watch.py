@@ -1,0 +1,135 @@
+"""Watch an agent play: an animated GIF (or MP4) of a seeded deal, or of a saved game record.
+
+Usage::
+
+    python -m agents.watch --env patience_gym/Golf-v0 --agent greedy --seed 3 --out game.gif
+    python -m agents.watch --record game.json --out game.gif
+    python -m agents.watch --env patience_gym/Golf-v0 --agent ppo:models/golf.zip --seed 3 --out ppo.gif
+
+Any agent spec that ``agents.registry.make_agent`` reads works; a PPO model that
+carries its spec (``agents.load``) brings its own env kwargs. ``--record-out``
+also saves the game record of the filmed game. MP4 needs ``imageio-ffmpeg``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import patience_gym  # noqa: F401 - registers the envs
+from agents.base import Agent
+from patience_gym.records import GameRecord, RecordEpisodes, RecordError, load_record, make_env, replay, save_record
+from patience_gym.render.image import render_rgb, save_animation
+
+
+def film(
+    env: gym.Env[Any, Any], agent: Agent, path: str | Path | None, seed: int | None = None, fps: float = 2.0
+) -> tuple[list[np.ndarray], GameRecord]:
+    """Play one episode of ``agent`` on ``env`` (reset with ``seed``), a frame per position.
+
+    Writes the animation to ``path`` unless it is None; returns the frames and the game's record.
+    """
+    recorder = env if isinstance(env, RecordEpisodes) else RecordEpisodes(env, agent=agent.name)
+    unwrapped: Any = recorder.unwrapped
+    obs, info = recorder.reset(seed=seed)
+    agent.reset(seed)
+    frames = [render_rgb(unwrapped.game, unwrapped.state)]
+    done = False
+    while not done:
+        action = agent.act(unwrapped, obs, info["action_mask"].astype(bool))
+        previous = unwrapped.state.copy()
+        obs, _, terminated, truncated, info = recorder.step(action)
+        if info["illegal_action"]:
+            raise RuntimeError(f"agent {agent.name} chose illegal action {action}")
+        frames.append(render_rgb(unwrapped.game, unwrapped.state, action, previous))
+        done = terminated or truncated
+    if path is not None:
+        save_animation(frames, path, fps=fps)
+    assert recorder.record is not None
+    return frames, recorder.record
+
+
+def record_frames(record: GameRecord) -> list[np.ndarray]:
+    """A frame per position of a recorded game (the record is checked as it replays)."""
+    env = make_env(record)
+    unwrapped: Any = env.unwrapped
+    game = unwrapped.game
+    previous = game.from_dict(record.initial_state)
+    frames = [render_rgb(game, previous)]
+    for n, _ in enumerate(replay(record, env)):
+        action = game.action_from_description(record.moves[n])
+        frames.append(render_rgb(game, unwrapped.state, action, previous))
+        previous = unwrapped.state.copy()
+    env.close()
+    return frames
+
+
+def _make_agent(spec: str, env_id: str, env_kwargs: dict[str, Any], seed: int | None) -> tuple[Agent, dict[str, Any]]:
+    """The agent of ``spec``, and the env kwargs to play it with (a PPO model may carry its own)."""
+    from agents.registry import make_agent
+
+    if spec.startswith("ppo:"):
+        from agents.load import load, read_model_spec
+
+        model_spec = read_model_spec(spec[4:])
+        if model_spec is not None:
+            agent = load(spec[4:], env_id=env_id)
+            kwargs = {**model_spec.env_kwargs, "obs_encoding": model_spec.obs_encoding, **env_kwargs}
+            return agent, kwargs
+    game_name = gym.make(env_id, **env_kwargs).unwrapped.game.name  # type: ignore[attr-defined]
+    return make_agent(spec, game_name, seed=seed), env_kwargs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", help="registered env id, e.g. patience_gym/Golf-v0")
+    parser.add_argument("--agent", default="greedy", help="random, greedy, planner, solver, ppo:PATH, ...")
+    parser.add_argument("--seed", type=int, default=0, help="deal seed")
+    parser.add_argument("--env-kwargs", default="{}", help="JSON dict of env kwargs")
+    parser.add_argument("--record", help="film this saved game record instead of playing")
+    parser.add_argument("--record-out", help="also save the filmed game's record here")
+    parser.add_argument("--out", required=True, help="animation to write: .gif, or .mp4 with imageio-ffmpeg")
+    parser.add_argument("--fps", type=float, default=2.0, help="moves per second")
+    args = parser.parse_args(argv)
+    if Path(args.out).suffix.lower() not in (".gif", ".mp4"):
+        parser.error(f"--out {args.out}: the file name must end in .gif or .mp4")
+    if args.fps <= 0:
+        parser.error("--fps must be positive")
+    if args.record:
+        try:
+            record = load_record(args.record)
+            frames = record_frames(record)
+        except RecordError as exc:
+            parser.error(str(exc))
+    else:
+        if not args.env:
+            parser.error("give --env (with --agent and --seed) or --record")
+        try:
+            env_kwargs = json.loads(args.env_kwargs)
+        except json.JSONDecodeError as exc:
+            parser.error(f"--env-kwargs is not valid JSON: {exc}")
+        if not isinstance(env_kwargs, dict):
+            parser.error("--env-kwargs must be a JSON object")
+        try:
+            agent, env_kwargs = _make_agent(args.agent, args.env, env_kwargs, args.seed)
+            env = gym.make(args.env, **env_kwargs)
+        except (ValueError, TypeError, FileNotFoundError, gym.error.Error) as exc:
+            parser.error(str(exc))
+        frames, record = film(RecordEpisodes(env, agent=args.agent), agent, None, seed=args.seed)
+        if args.record_out:
+            save_record(record, args.record_out)
+    path = save_animation(frames, args.out, fps=args.fps)
+    score = record.final_score
+    print(f"wrote {path}: {len(frames)} frames, {len(record.moves)} moves, final score {score:g}", file=sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Models that carry their spec: stamped into the zip, loaded in one call, refused for another env."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agents.evaluate import play_episodes
+from agents.load import SPEC_ENTRY, ModelSpecError, load, main, read_model_spec, save_model_spec
+
+ENV = "patience_gym/Golf-v0"
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny MaskablePPO model, trained for a few hundred steps on Golf-v0 ("ranks" encoding)."""
+    import torch as th
+    from sb3_contrib import MaskablePPO
+
+    th.set_num_threads(1)
+    env = gym.make(ENV, obs_encoding="ranks")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu", policy_kwargs={"net_arch": [16]}
+    )
+    model.learn(total_timesteps=192)
+    path = tmp_path_factory.mktemp("model") / "golf.zip"
+    model.save(path)
+    return path
+
+
+@pytest.fixture
+def stamped(model_path: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "golf.zip"
+    path.write_bytes(model_path.read_bytes())
+    save_model_spec(path, ENV, {}, "ranks", card="a test model")
+    return path
+
+
+def _actions(agent: Any, seeds: range) -> list[int]:
+    env = gym.make(ENV, obs_encoding="ranks")
+    out = []
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        out.append(agent.act(env.unwrapped, obs, info["action_mask"].astype(bool)))
+    return out
+
+
+def test_a_model_without_spec_is_named(model_path: Path) -> None:
+    assert read_model_spec(model_path) is None
+    with pytest.raises(ModelSpecError, match="carries no spec"):
+        load(model_path)
+
+
+def test_stamp_then_load_plays_as_before(model_path: Path, stamped: Path) -> None:
+    from agents.ppo import PPOAgent
+
+    spec = read_model_spec(stamped)
+    assert spec is not None
+    assert (spec.env_id, spec.env_kwargs, spec.obs_encoding) == (ENV, {}, "ranks")
+    assert spec.observation_shape == [gym.make(ENV, obs_encoding="ranks").observation_space.shape[0]]  # type: ignore[index]
+    assert spec.num_actions == 8 and spec.card == "a test model"
+    agent = load(stamped)
+    assert agent.spec == spec  # type: ignore[attr-defined]
+    assert _actions(agent, range(20)) == _actions(PPOAgent(model_path), range(20))
+    summary = play_episodes(spec.env_id, agent, range(3), spec.make_kwargs())
+    assert summary.episodes == 3 and np.isfinite(summary.mean_score)
+
+
+def test_another_env_encoding_or_rules_are_refused(stamped: Path) -> None:
+    with pytest.raises(ModelSpecError, match="trained on patience_gym/Golf-v0, not patience_gym/PussInTheCorner-v0"):
+        load(stamped, env_id="patience_gym/PussInTheCorner-v0")
+    with pytest.raises(ModelSpecError, match="trained on obs_encoding 'ranks', not 'planes'"):
+        load(stamped, obs_encoding="planes")
+    with pytest.raises(ModelSpecError, match="trained on obs_encoding 'ranks', not 'ids'"):
+        load(stamped, env_kwargs={"obs_encoding": "ids"})
+    with pytest.raises(ModelSpecError, match=r"rule options \{\}, not \{'queens_on_kings': True\}"):
+        load(stamped, env_kwargs={"queens_on_kings": True, "obs_encoding": "ranks"})
+    # A hole model plays each hole of a round.
+    agent = load(stamped, env_id="patience_gym/GolfRound-v0", env_kwargs={"obs_encoding": "ranks"})
+    assert play_episodes("patience_gym/GolfRound-v0", agent, [0], {"obs_encoding": "ranks"}).episodes == 1
+
+
+def test_stamp_checks_the_model_against_the_env(model_path: Path, tmp_path: Path) -> None:
+    path = tmp_path / "m.zip"
+    path.write_bytes(model_path.read_bytes())
+    with pytest.raises(ModelSpecError, match=r"observes shape \[\d+\] with 8 actions, but .* gives shape \[781\]"):
+        save_model_spec(path, ENV, {}, "planes")
+    with pytest.raises(ValueError, match="unknown option 'wrap'"):
+        save_model_spec(path, ENV, {"wrap": True}, "ranks")
+    with pytest.raises(ValueError, match="disagrees"):
+        save_model_spec(path, ENV, {"obs_encoding": "ids"}, "ranks")
+    assert read_model_spec(path) is None  # nothing written by a refused stamp
+
+
+def test_restamp_replaces_the_spec(stamped: Path) -> None:
+    save_model_spec(stamped, ENV, {"obs_encoding": "ranks"}, card="second")
+    with zipfile.ZipFile(stamped) as archive:
+        assert archive.namelist().count(SPEC_ENTRY) == 1
+    spec = read_model_spec(stamped)
+    assert spec is not None and spec.card == "second"
+
+
+def test_bad_files_are_named(stamped: Path, tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no model at"):
+        load(tmp_path / "none.zip")
+    text = tmp_path / "notes.zip"
+    text.write_text("hello")
+    with pytest.raises(ModelSpecError, match="not a zip file"):
+        load(text)
+    with zipfile.ZipFile(stamped) as archive:
+        data = json.loads(archive.read(SPEC_ENTRY))
+    for bad, message in [({**data, "spec_version": 7}, "spec version 7"), ({**data, "extra": 1}, "unknown key.*extra")]:
+        broken = tmp_path / "broken.zip"
+        with zipfile.ZipFile(stamped) as src, zipfile.ZipFile(broken, "w") as dst:
+            for item in src.infolist():
+                dst.writestr(item, json.dumps(bad) if item.filename == SPEC_ENTRY else src.read(item.filename))
+        with pytest.raises(ModelSpecError, match=message):
+            load(broken)
+
+
+def test_command_line(model_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cli.zip"
+    path.write_bytes(model_path.read_bytes())
+    assert main(["show", str(path)]) == 1
+    assert "no spec" in capsys.readouterr().out
+    card = tmp_path / "card.md"
+    card.write_text("# Golf test model\n")
+    assert main(["stamp", str(path), "--env", ENV, "--obs-encoding", "ranks", "--card", str(card)]) == 0
+    capsys.readouterr()
+    assert main(["show", str(path)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["obs_encoding"] == "ranks" and shown["card"] == "# Golf test model\n"
+
+
+def test_watch_plays_a_stamped_model_with_its_own_encoding(stamped: Path, tmp_path: Path) -> None:
+    from agents.watch import main as watch
+
+    gif = tmp_path / "ppo.gif"
+    assert watch(["--env", ENV, "--agent", f"ppo:{stamped}", "--seed", "1", "--out", str(gif)]) == 0
+    assert gif.stat().st_size > 0

@@ -1,0 +1,215 @@
+"""Game records: every env's games round-trip through a file and replay step for step; bad records are named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import patience_gym
+from agents.registry import make_agent
+from patience_gym.records import (
+    FORMAT_VERSION,
+    GameRecord,
+    RecordEpisodes,
+    RecordError,
+    load_record,
+    record_episode,
+    replay,
+    save_record,
+)
+
+ENV_IDS = list(patience_gym.ENVS)
+
+
+def _play(env: gym.Env[Any, Any], spec: str, seed: int) -> tuple[list[Any], list[float], list[dict[str, Any]]]:
+    """Play ``spec`` on ``seed``; the observations after each move, the rewards and the infos."""
+    game_env: Any = env.unwrapped
+    agent = make_agent(spec, game_env.game.name, seed=seed)
+    obs, info = env.reset(seed=seed)
+    agent.reset(seed)
+    observations, rewards, infos = [], [], []
+    done = False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(agent.act(game_env, obs, info["action_mask"].astype(bool)))
+        observations.append(obs)
+        rewards.append(float(reward))
+        infos.append(info)
+        done = terminated or truncated
+    return observations, rewards, infos
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy"])
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_round_trip_replays_every_step(env_id: str, spec: str, tmp_path: Path) -> None:
+    env = RecordEpisodes(gym.make(env_id), agent=spec)
+    observations, rewards, infos = _play(env, spec, seed=11)
+    record = env.record
+    assert record is not None and record.agent == spec and record.seed == 11
+    assert record.library_version == patience_gym.__version__
+    assert len(record.moves) == len(rewards)
+    assert record.final_score == infos[-1]["score"]
+    loaded = load_record(save_record(record, tmp_path / "game.json"), env_id=env_id)
+    assert loaded == record
+    steps = list(replay(loaded))
+    assert [s[1] for s in steps] == rewards
+    assert all(np.array_equal(s[0], o) for s, o in zip(steps, observations, strict=True))
+    assert [s[4]["score"] for s in steps] == [i["score"] for i in infos]
+    assert steps[-1][2] or steps[-1][3]
+
+
+def test_rule_options_and_encodings_travel_with_the_record(tmp_path: Path) -> None:
+    kwargs: dict[str, Any] = {"queens_on_kings": True, "obs_encoding": "planes"}
+    record = record_episode("patience_gym/Golf-v0", make_agent("greedy", "golf"), seed=4, env_kwargs=kwargs)
+    assert record.env_kwargs == kwargs
+    env = gym.make("patience_gym/Golf-v0", **kwargs)
+    observations, rewards, _ = _play(env, "greedy", seed=4)
+    steps = list(replay(load_record(save_record(record, tmp_path / "r.json"))))
+    assert [s[1] for s in steps] == rewards
+    assert all(np.array_equal(s[0], o) for s, o in zip(steps, observations, strict=True))
+    assert steps[0][0].dtype == np.float32  # the planes, not the default ids
+
+
+def test_recorder_writes_one_file_per_episode(tmp_path: Path) -> None:
+    env = RecordEpisodes(gym.make("patience_gym/Golf-v0"), agent="ppo:runs/model.zip", directory=tmp_path)
+    for seed in (1, 2):
+        _play(env, "greedy", seed)
+    names = sorted(p.name for p in env.paths)
+    assert names == ["Golf-v0-ppo-runs-model.zip-seed1.json", "Golf-v0-ppo-runs-model.zip-seed2.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    assert load_record(tmp_path / names[1]).seed == 2
+
+
+def test_illegal_attempts_are_not_moves() -> None:
+    env = RecordEpisodes(gym.make("patience_gym/Golf-v0"))
+    _, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(~info["action_mask"].astype(bool))[0])
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    env.step(illegal)
+    env.step(legal)
+    assert env.record is not None and env.record.moves == [env.unwrapped.describe_action(legal)]  # type: ignore[attr-defined]
+
+
+def _golf_record(tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    record = record_episode("patience_gym/Golf-v0", make_agent("greedy", "golf"), seed=3)
+    path = save_record(record, tmp_path / "game.json")
+    return json.loads(path.read_text()), path
+
+
+def _write(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_corrupt_file_is_named(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    path.write_text(path.read_text()[:-20])
+    with pytest.raises(RecordError, match=r"game\.json is not a valid JSON game record"):
+        load_record(path)
+    with pytest.raises(RecordError, match="no game record at"):
+        load_record(tmp_path / "missing.json")
+    with pytest.raises(RecordError, match="must be a JSON object"):
+        load_record(_write(path, [1, 2]))
+
+
+def test_wrong_format_version_and_keys(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    with pytest.raises(RecordError, match=f"format version 99 is not readable.*reads format version {FORMAT_VERSION}"):
+        load_record(_write(path, {**data, "format_version": 99}))
+    with pytest.raises(RecordError, match="unknown key.*: comment"):
+        load_record(_write(path, {**data, "comment": "nice game"}))
+    without = {k: v for k, v in data.items() if k != "moves"}
+    with pytest.raises(RecordError, match="lacks moves"):
+        load_record(_write(path, without))
+    with pytest.raises(RecordError, match="has 43 moves but 42 rewards"):
+        load_record(_write(path, {**data, "rewards": data["rewards"][:-1]}))
+    with pytest.raises(RecordError, match="'seed' must be int"):
+        load_record(_write(path, {**data, "seed": "three"}))
+    with pytest.raises(RecordError, match="not a patience_gym game record"):
+        load_record(_write(path, {**data, "format": "pgn"}))
+
+
+def test_other_env_or_version_is_refused(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    with pytest.raises(
+        RecordError, match="Golf-v9, but patience_gym .* has only patience_gym/Golf-v0: another version"
+    ):
+        load_record(_write(path, {**data, "env_id": "patience_gym/Golf-v9"}))
+    with pytest.raises(RecordError, match="Klondike-v0, which is not registered"):
+        load_record(_write(path, {**data, "env_id": "patience_gym/Klondike-v0"}))
+    path = _write(path, data)
+    with pytest.raises(RecordError, match="record is for env patience_gym/Golf-v0, not patience_gym/GolfRound-v0"):
+        load_record(path, env_id="patience_gym/GolfRound-v0")
+
+
+def test_bad_moves_are_named_by_number_and_text(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    moves = list(data["moves"])
+    moves[4] = "c9>w"
+    with pytest.raises(RecordError, match=r"move 5 'c9>w' is unknown"):
+        load_record(_write(path, {**data, "moves": moves}))
+    # The first move where some column may not be played: name it, with the legal moves.
+    env = gym.make("patience_gym/Golf-v0")
+    _, info = env.reset(options={"state": data["initial_state"]})
+    game_env: Any = env.unwrapped
+    n = 0
+    while not (illegal := [a for a in range(7) if not info["action_mask"][a]]):
+        _, _, _, _, info = env.step(game_env.action_from_description(data["moves"][n]))
+        n += 1
+    bad = game_env.describe_action(illegal[0])
+    moves = list(data["moves"])
+    moves[n] = bad
+    with pytest.raises(RecordError, match=rf"move {n + 1} '{bad}' is illegal in that position; the legal moves were"):
+        load_record(_write(path, {**data, "moves": moves}))
+
+
+def test_wrong_rewards_and_endings_are_named(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    rewards = list(data["rewards"])
+    rewards[2] += 5
+    with pytest.raises(RecordError, match=r"move 3 '.*' gives reward .*, but the record says"):
+        load_record(_write(path, {**data, "rewards": rewards}))
+    with pytest.raises(RecordError, match="the game ended at move 43, but the record goes on with move 44"):
+        load_record(_write(path, {**data, "moves": data["moves"] + ["deal"], "rewards": data["rewards"] + [0.0]}))
+    with pytest.raises(RecordError, match="the replay ends with score"):
+        load_record(_write(path, {**data, "final_score": data["final_score"] + 1}))
+    with pytest.raises(RecordError, match="record says terminated=True"):
+        load_record(_write(path, {**data, "moves": data["moves"][:-1], "rewards": data["rewards"][:-1]}))
+
+
+def test_unchecked_load_then_replay_names_the_move(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    moves = list(data["moves"])
+    moves[0] = "bogus"
+    record = load_record(_write(path, {**data, "moves": moves}), check=False)
+    assert isinstance(record, GameRecord)
+    with pytest.raises(RecordError, match="move 1 'bogus' is unknown"):
+        next(iter(replay(record)))
+
+
+def test_evaluate_loop_writes_a_record_per_episode(tmp_path: Path) -> None:
+    """What ``agents.evaluate --records DIR`` does: its episode loop, on an env wrapped in RecordEpisodes."""
+    from agents.evaluate import run_episode
+
+    agent = make_agent("greedy", "miss_milligan_pocket")
+    env = RecordEpisodes(gym.make("patience_gym/MissMilliganPocket-v0"), agent=agent.name, directory=tmp_path)
+    scores = []
+    for seed in (3, 4):
+        moves = list(run_episode(env, agent, seed))
+        scores.append(moves[-1].info["score"])
+    records = [load_record(tmp_path / f"MissMilliganPocket-v0-greedy-seed{seed}.json") for seed in (3, 4)]
+    assert [r.final_score for r in records] == scores
+    assert all(r.terminated and len(r.moves) == len(r.rewards) > 0 for r in records)
+
+
+def test_a_truncated_game_replays_to_the_same_cut(tmp_path: Path) -> None:
+    env = RecordEpisodes(gym.make("patience_gym/MissMilligan-v0", max_episode_steps=7), agent="random")
+    _play(env, "random", seed=2)
+    record = env.record
+    assert record is not None and record.truncated and not record.terminated and len(record.moves) == 7
+    steps = list(replay(load_record(save_record(record, tmp_path / "cut.json"))))
+    assert len(steps) == 7 and steps[-1][3] and not steps[-1][2]
