@@ -76,6 +76,8 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         self._mask = np.zeros(self.game.num_actions, dtype=bool)
         self._over = True
         self._obs: np.ndarray | None = None
+        self._last_action: int | None = None  # the move the picture frames (render_mode="rgb_array")
+        self._previous: Any = None  # the position before it
 
     # --- Gymnasium API --------------------------------------------------
     def reset(
@@ -101,6 +103,7 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
             self.state = self.game.from_text(options["board"])
         else:
             self.state = self.game.init(self.np_random)
+        self._last_action = self._previous = None
         self._refresh()
         if self.render_mode == "human":
             self.render()
@@ -112,17 +115,21 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         a = self._as_action(action)
         if not (0 <= a < self.game.num_actions and self._mask[a]):
             return self._illegal(a)
+        if self.render_mode == "rgb_array":
+            self._previous, self._last_action = self.state.copy(), a
         reward = self.game.apply(self.state, a)
         self._refresh()
         if self.render_mode == "human":
             self.render()
         return self._obs, reward, self._over, False, self._info(illegal=False)  # type: ignore[return-value]
 
-    def render(self) -> str | None:  # type: ignore[override]
-        if self.state is None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
+        if self.state is None or self.render_mode is None:
             return None
-        if self.render_mode not in self.metadata["render_modes"]:
-            return None
+        if self.render_mode == "rgb_array":
+            from patience_gym.render.image import render_rgb  # Pillow, imported only for pictures
+
+            return render_rgb(self.game, self.state, self._last_action, self._previous)
         text = render_text(self.game, self.state)
         if self.render_mode == "human":
             print(text)
