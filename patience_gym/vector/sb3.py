@@ -49,11 +49,12 @@ class BatchedSB3VecEnv(VecEnv):
         obs, reward, terminated, truncated, infos = self.env.step(actions)
         dones = terminated | truncated
         per_env = self._per_env(infos, dones)
+        for info, cut in zip(per_env, (truncated & ~terminated).tolist()):
+            info["TimeLimit.truncated"] = cut
         if dones.any():
             final_obs = infos["final_obs"]
             for i in np.flatnonzero(dones):
                 per_env[i]["terminal_observation"] = final_obs[i]
-                per_env[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         return obs, reward.astype(np.float32), dones, per_env
 
     def action_masks(self) -> np.ndarray:
