@@ -294,3 +294,24 @@ def test_maskable_ppo_learns_on_the_batched_vec_env(tmp_path: Any) -> None:
     assert model.num_timesteps >= 256
     lines = (tmp_path / "batched.monitor.csv").read_text().splitlines()
     assert lines[1].split(",")[-1] == "score" and len(lines) > 2  # finished holes were logged with their score
+
+
+# --- the batched speed rows -----------------------------------------------------------
+def test_batched_benchmark_row_and_its_picker() -> None:
+    from benchmarks.env_speed import _pick, batched_rows, pick_batched, to_markdown
+
+    rng = np.random.default_rng(0)
+    masks = (rng.random((500, 8)) < 0.4).astype(np.int8)
+    uniforms = rng.random(500)
+    picked = pick_batched(masks, uniforms)
+    for mask, u, action in zip(masks, uniforms, picked):
+        assert action == (_pick(mask, u) if mask.any() else 0)
+    single = {"env": GOLF, "steps_per_s": 1000.0}
+    ranks = {"env": GOLF, "obs_encoding": "ranks", "steps_per_s": 1.0}  # no batched engine for this encoding
+    rows = batched_rows([single, ranks], 64, seconds=0.05)
+    assert [r["env"] for r in rows] == [GOLF] and "obs_encoding" not in rows[0]
+    row = rows[0]
+    assert row["batched"] == 64 and row["steps"] > 0 and row["episodes"] > 0 and row["compile_s"] > 0
+    assert row["ratio_to_single"] == pytest.approx(row["steps_per_s"] / 1000.0)
+    row["ratio_to_openspiel"] = 1.0
+    assert "Golf-v0, batched N=64" in to_markdown([row], None, "test")

@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 import gymnasium
+import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -104,6 +105,29 @@ class BatchedGame(abc.ABC):
     def infos(self) -> dict[str, np.ndarray]:
         """Further per-env info keys the single env reports, as arrays with N rows."""
         return {}
+
+
+@numba.njit(cache=True)
+def _track(resetting, steps, limit, reward, terminated, illegal):  # type: ignore[no-untyped-def]
+    """Step counters and the step's outputs around autoreset: (truncated, done), fresh bool arrays.
+
+    An env reset in this step (``resetting``) reports reward 0, not terminated, not
+    illegal, and starts its count again; the others count one more step.
+    """
+    n = steps.shape[0]
+    truncated = np.empty(n, dtype=np.bool_)
+    done = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        if resetting[i]:
+            steps[i] = 0
+            reward[i] = 0.0
+            terminated[i] = False
+            illegal[i] = False
+        else:
+            steps[i] += 1
+        truncated[i] = steps[i] >= limit
+        done[i] = terminated[i] or truncated[i]
+    return truncated, done
 
 
 def _check_actions(actions: Any, num_envs: int) -> np.ndarray:
@@ -216,15 +240,9 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
         if self.illegal_action == "raise":
             self._raise_illegal(acts, resetting)
         reward, terminated, illegal = self.game.step(acts)
-        self._steps += 1
         if any_resetting:
             self.game.reset(resetting)
-            self._steps[resetting] = 0
-            reward[resetting] = 0.0
-            terminated[resetting] = False
-            illegal[resetting] = False
-        truncated = self._steps >= self.max_episode_steps
-        done = terminated | truncated
+        truncated, done = _track(resetting, self._steps, self.max_episode_steps, reward, terminated, illegal)
         if self.autoreset_mode is AutoresetMode.NEXT_STEP:
             self._autoreset = done
             return self.game.observe(), reward, terminated, truncated, self._infos(illegal, self._all)
