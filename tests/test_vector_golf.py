@@ -13,7 +13,7 @@ import pytest
 import patience_gym
 from agents.greedy_golf import GolfGreedy
 from patience_gym.core import IllegalActionError
-from patience_gym.vector.base import BatchedVectorEnv
+from patience_gym.vector.base import BatchedGame, BatchedVectorEnv
 from patience_gym.vector.golf import BatchedGolf, BatchedGolfRound
 
 GOLF, ROUND = "patience_gym/Golf-v0", "patience_gym/GolfRound-v0"
@@ -225,6 +225,27 @@ def test_options_and_encodings_are_checked_like_the_single_env() -> None:
     with pytest.warns(UserWarning, match="SyncVectorEnv"):
         venv = gym.make_vec(GOLF, num_envs=2, vectorization_mode="vector_entry_point", obs_encoding="ranks")
     assert isinstance(venv, gym.vector.SyncVectorEnv)
+
+
+def test_default_step_reset_gives_the_same_games() -> None:
+    """A kernel module that implements only step and reset gets the same autoreset behaviour."""
+
+    class Plain(BatchedGolfRound):
+        step_reset = BatchedGame.step_reset
+
+    fused = BatchedVectorEnv(BatchedGolfRound(16), max_episode_steps=150)
+    plain = BatchedVectorEnv(Plain(16), max_episode_steps=150)
+    resets = 0
+    rng = np.random.default_rng(0)
+    outs = [env.reset(seed=9) for env in (fused, plain)]
+    for _ in range(800):
+        assert np.array_equal(outs[0][0], outs[1][0]) and np.array_equal(outs[0][-1]["score"], outs[1][-1]["score"])
+        actions = rng.integers(-1, 9, size=16)
+        outs = [env.step(actions) for env in (fused, plain)]
+        for a, b in zip(outs[0][1:4], outs[1][1:4]):
+            assert np.array_equal(a, b)
+        resets += int((outs[0][2] | outs[0][3]).sum())
+    assert resets >= 60
 
 
 def test_same_step_mode_puts_the_final_observation_in_infos() -> None:

@@ -86,6 +86,23 @@ class BatchedGame(abc.ABC):
         A masked-out or out-of-range action leaves the env unchanged with reward -1.0, illegal True.
         """
 
+    def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``step`` for the envs not in ``resetting`` (bool [N]), ``reset`` for the others, in one call.
+
+        A resetting env's action is ignored and it reports reward 0, not terminated, not illegal.
+        Kernels may override this to do both in one pass; this default calls the two methods.
+        """
+        if not resetting.any():
+            return self.step(actions)
+        actions = actions.copy()
+        actions[resetting] = NO_OP
+        reward, terminated, illegal = self.step(actions)
+        self.reset(resetting)
+        reward[resetting] = 0.0
+        terminated[resetting] = False
+        illegal[resetting] = False
+        return reward, terminated, illegal
+
     @abc.abstractmethod
     def masks(self) -> np.ndarray:
         """Legal actions, bool [N, num_actions]; all-False exactly where the game is over."""
@@ -233,15 +250,9 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
             raise RuntimeError("call reset() before step()")
         acts = _check_actions(actions, self.num_envs)
         resetting = self._autoreset if self.autoreset_mode is AutoresetMode.NEXT_STEP else self._none
-        any_resetting = bool(resetting.any())
-        if any_resetting:
-            acts = acts.copy()
-            acts[resetting] = NO_OP
         if self.illegal_action == "raise":
             self._raise_illegal(acts, resetting)
-        reward, terminated, illegal = self.game.step(acts)
-        if any_resetting:
-            self.game.reset(resetting)
+        reward, terminated, illegal = self.game.step_reset(acts, resetting)
         truncated, done = _track(resetting, self._steps, self.max_episode_steps, reward, terminated, illegal)
         if self.autoreset_mode is AutoresetMode.NEXT_STEP:
             self._autoreset = done

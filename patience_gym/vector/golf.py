@@ -95,17 +95,18 @@ def _settle_round(cols, heights, pos, top, fits, masks, over, done, hole_scores,
     """After a move of a round: mask, end of the hole, over, score, won; True when the next hole must be dealt."""
     ended, left = _scan(cols, heights, pos, top, fits, masks, i)
     hole_score = left if left else -(STOCK_SIZE - pos[i])
-    if ended:
-        hole_scores[i, done[i]] = hole_score
-        totals[i] += hole_score
-        done[i] += 1
-        hole_score = 0
-    over[i] = done[i] == NUM_HOLES
-    score[i] = totals[i] + hole_score
-    won[i] = over[i] and totals[i] <= BOGEY
-    if ended:
-        masks[i, :] = False
-    return ended and not over[i]
+    if not ended:  # the common case: only the running score changes
+        score[i] = totals[i] + hole_score
+        return False
+    hole_scores[i, done[i]] = hole_score
+    totals[i] += hole_score
+    done[i] += 1
+    finished = done[i] == NUM_HOLES
+    over[i] = finished
+    won[i] = finished and totals[i] <= BOGEY
+    score[i] = totals[i]
+    masks[i, :] = False
+    return not finished
 
 
 @numba.njit(cache=True)
@@ -137,6 +138,8 @@ def _reset_kernel(rng_states, which, is_round, cols, heights, stock, pos, in_was
             done[i] = 0
             totals[i] = 0
             hole_scores[i, :] = 0
+            over[i] = False
+            won[i] = False
             ids[i, NUM_LINKS + 2] = 0
         else:
             vrng.permute(rng_states, i, deal)
@@ -170,19 +173,26 @@ def _move(cols, heights, stock, pos, in_waste, top, ids, i, a):  # type: ignore[
 
 
 @numba.njit(cache=True)
-def _step_kernel(actions, is_round, cols, heights, stock, pos, in_waste, top, over, deals, hole, done, hole_scores,
-                 totals, fits, masks, score, won, ids):  # type: ignore[no-untyped-def]  # fmt: skip
-    """One move per env: fresh (reward, terminated, illegal); an illegal action changes nothing.
+def _step_kernel(actions, resetting, rng_states, is_round, cols, heights, stock, pos, in_waste, top, over, deals,
+                 hole, done, hole_scores, totals, fits, masks, score, won, ids):  # type: ignore[no-untyped-def]  # fmt: skip
+    """One move per env, or a new game where ``resetting``: fresh (reward, terminated, illegal) arrays.
 
-    A round whose hole ends gets its next hole dealt in a second pass (the same result as
-    dealing at once, and a tighter main loop).
+    An illegal action changes nothing; a resetting env reports 0, False, False. New games,
+    and a round's next hole, are dealt in a second pass (the same result, a tighter main loop).
     """
     n = actions.shape[0]
     reward = np.empty(n, dtype=np.float64)
     terminated = np.empty(n, dtype=np.bool_)
     illegal = np.empty(n, dtype=np.bool_)
     next_hole = np.zeros(n, dtype=np.bool_)
+    any_reset = False
     for i in range(n):
+        if resetting[i]:
+            reward[i] = 0.0
+            illegal[i] = False
+            terminated[i] = False
+            any_reset = True
+            continue
         a = actions[i]
         bad = a < 0 or a > DEAL or not masks[i, a]
         illegal[i] = bad
@@ -199,6 +209,9 @@ def _step_kernel(actions, is_round, cols, heights, stock, pos, in_waste, top, ov
         terminated[i] = over[i]
     if is_round:
         _next_holes(cols, heights, stock, pos, in_waste, top, deals, hole, totals, fits, masks, score, ids, next_hole)
+    if any_reset:
+        _reset_kernel(rng_states, resetting, is_round, cols, heights, stock, pos, in_waste, top, over, deals, hole,
+                      done, hole_scores, totals, fits, masks, score, won, ids)  # fmt: skip
     return reward, terminated, illegal
 
 
@@ -397,6 +410,7 @@ class BatchedGolf(BatchedGame):
         #: The ``ids`` observation, kept up to date move by move.
         self._ids = np.zeros((n, NUM_LINKS + 2 + self.is_round), dtype=np.int8)
         self._masks = np.zeros((n, self.num_actions), dtype=np.bool_)
+        self._no_reset = np.zeros(n, dtype=np.bool_)
         self._encoding = _ENCODING_CODES[self.obs_encoding]
         self._memo = (
             np.zeros(_MEMO_SIZE, dtype=np.int64),
@@ -415,8 +429,11 @@ class BatchedGolf(BatchedGame):
         _reset_kernel(self.rng_states, np.asarray(which, dtype=np.bool_), self.is_round, *self._state())
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return BatchedGolf.step_reset(self, actions, self._no_reset)
+
+    def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         result: tuple[np.ndarray, np.ndarray, np.ndarray] = _step_kernel(
-            np.asarray(actions, dtype=np.int64), self.is_round, *self._state()
+            np.asarray(actions, dtype=np.int64), resetting, self.rng_states, self.is_round, *self._state()
         )
         return result
 

@@ -127,6 +127,9 @@ def permute(states: np.ndarray, i: int, out: np.ndarray) -> None:
     inc_hi, inc_lo = states[i, _INC_HI], states[i, _INC_LO]
     has32, buffered = states[i, _HAS32], states[i, _UINT]
     k = n - 1
+    mask = np.uint64(0xFFFFFFFF)
+    while mask >> _U1 >= np.uint64(max(k, 1)):
+        mask >>= _U1
     while k > 0:  # one 32-bit draw per turn; a rejected draw swaps out[k] with itself and keeps k
         if has32 != _U0:
             has32 = _U0
@@ -140,12 +143,8 @@ def permute(states: np.ndarray, i: int, out: np.ndarray) -> None:
             buffered = raw >> _U32
             draw = raw & _M32
         maximum = np.uint64(k)
-        mask = maximum
-        mask |= mask >> _U1
-        mask |= mask >> _U2
-        mask |= mask >> _U4
-        mask |= mask >> _U8
-        mask |= mask >> _U16
+        if maximum <= mask >> _U1:  # the smallest all-ones mask covering k, as numpy's
+            mask >>= _U1
         value = draw & mask
         accept = value <= maximum
         j = np.int64(value) if accept else k
