@@ -403,7 +403,7 @@ class BatchedGolf(BatchedGame):
         self.deals = np.zeros((n, NUM_HOLES if self.is_round else 1, 52), dtype=np.int8)
         self.hole = np.zeros(n, dtype=np.int64)
         self.done = np.zeros(n, dtype=np.int64)
-        self.hole_scores = np.zeros((n, NUM_HOLES), dtype=np.int64)
+        self.hole_scores = np.zeros((n, NUM_HOLES), dtype=np.int8)  # -16..35
         self.totals = np.zeros(n, dtype=np.int64)
         self._score = np.zeros(n, dtype=np.float64)
         self._won = np.zeros(n, dtype=np.bool_)
@@ -461,7 +461,7 @@ class BatchedGolf(BatchedGame):
 class BatchedGolfRound(BatchedGolf):
     """N nine-hole rounds of Golf (``patience_gym/GolfRound-v0``).
 
-    ``infos()`` gives ``hole`` (1..9) and ``hole_scores`` as int64 [N, 9]: the
+    ``infos()`` gives ``hole`` (1..9) and ``hole_scores`` as int8 [N, 9]: the
     finished holes' scores first (as many as the single env's list holds),
     zeros after them.
     """
