@@ -277,7 +277,7 @@ def test_default_step_reset_gives_the_same_games() -> None:
     plain = BatchedVectorEnv(Plain(16), max_episode_steps=150)
     resets = 0
     rng = np.random.default_rng(0)
-    outs = [env.reset(seed=9) for env in (fused, plain)]
+    outs: list[Any] = [env.reset(seed=9) for env in (fused, plain)]
     for _ in range(800):
         assert np.array_equal(outs[0][0], outs[1][0]) and np.array_equal(outs[0][-1]["score"], outs[1][-1]["score"])
         actions = rng.integers(-1, 9, size=16)
