@@ -342,6 +342,10 @@ def test_sb3_adapter_matches_dummy_vec_env() -> None:
                 assert np.array_equal(ib["terminal_observation"], idd["terminal_observation"])
                 finished += 1
     assert finished > 20
+    rounds = make_sb3_vec_env(ROUND, 2, seed=0)
+    rounds.reset()
+    _, _, _, infos = rounds.step(np.array([7, 7]))
+    assert infos[0]["hole"] == 1 and list(infos[0]["hole_scores"]) == [0] * 9 and not infos[0]["TimeLimit.truncated"]
 
 
 def test_maskable_ppo_learns_on_the_batched_vec_env(tmp_path: Any) -> None:
