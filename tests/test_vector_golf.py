@@ -167,6 +167,16 @@ def test_runs_and_planes_of_arbitrary_positions(options: dict[str, Any]) -> None
     assert (np.stack(expected)[:, 781::3] > 2 / 35).sum() > 20  # runs of three and more are among them
 
 
+def test_runs_search_caps_nodes_as_the_single_env() -> None:
+    from patience_gym.vector import golf
+
+    try:
+        from patience_gym.heuristics.golf_runs import MAX_NODES  # type: ignore[import-not-found]
+    except ImportError:  # before the layer split
+        from patience_gym.games.golf_runs import MAX_NODES
+    assert golf.MAX_NODES == MAX_NODES
+
+
 # --- the vector env's API ---------------------------------------------------------
 def test_spaces_match_the_single_env() -> None:
     for env_id in (GOLF, ROUND):

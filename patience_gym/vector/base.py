@@ -24,7 +24,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from patience_gym.core import Game, IllegalActionError
-from patience_gym.games import make_game
 from patience_gym.vector import rng as vrng
 
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
@@ -35,16 +34,15 @@ NO_OP = -1
 class BatchedGame(abc.ABC):
     """N games of one kind held in numpy arrays and stepped by numba kernels, no autoreset.
 
-    Subclasses set ``env_id``, ``game_name`` and ``encodings`` and implement the
+    Subclasses set ``env_id`` and ``encodings`` and implement the
     abstract methods; the base class validates the arguments exactly as the
-    single env does (through the reference ``Game``) and keeps every env's deal
+    single env does (by making one with ``gym.make``) and keeps every env's deal
     RNG as a PCG64 state row in ``rng_states`` (see :mod:`patience_gym.vector.rng`):
     a kernel draws env ``i``'s next deal with ``rng.permute(rng_states, i, out)``.
     """
 
+    #: The registered env id; the single env made from it validates the arguments.
     env_id: ClassVar[str]
-    #: The single env's game name (``patience_gym.games.GAMES``).
-    game_name: ClassVar[str]
     #: Observation encodings the kernels produce.
     encodings: ClassVar[tuple[str, ...]]
 
@@ -52,19 +50,19 @@ class BatchedGame(abc.ABC):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.num_envs = int(num_envs)
-        #: The single env's rules object: validates the options, and serves as the reference.
-        self.game: Game[Any] = make_game(self.game_name, **rule_options)
+        # The single env checks the options and the encoding (same errors) and gives the space.
+        single: Any = gymnasium.make(self.env_id, obs_encoding=obs_encoding, **rule_options).unwrapped
+        #: The single env's rules object: the reference (options, action names).
+        self.game: Game[Any] = single.game
         self.options = self.game.options
-        self.obs_encoding = obs_encoding or self.game.obs_encodings[0]
-        self.game.check_encoding(self.obs_encoding)
+        self.obs_encoding: str = single.obs_encoding
         if self.obs_encoding not in self.encodings:
             raise ValueError(
                 f"obs_encoding {self.obs_encoding!r} of {self.env_id} has no batched engine; batched encodings: "
                 f"{list(self.encodings)} (use gymnasium's sync vectorization for the others)"
             )
         self.num_actions: int = self.game.num_actions
-        spec = self.game.obs_spec(self.obs_encoding)
-        self.single_observation_space = spaces.Box(spec.low, spec.high, spec.shape, spec.dtype)
+        self.single_observation_space: spaces.Box = single.observation_space
         self.rng_states = vrng.seeded_states([None] * self.num_envs)
 
     def seed(self, seeds: Sequence[int | None], which: np.ndarray | None = None) -> None:
@@ -321,7 +319,7 @@ def make_vector_env(
     """
     encoding = obs_encoding
     if encoding is not None and encoding not in game_cls.encodings:
-        make_game(game_cls.game_name, **rule_options).check_encoding(encoding)
+        gymnasium.make(game_cls.env_id, obs_encoding=encoding, **rule_options)  # the single env's errors
         warnings.warn(
             f"{game_cls.env_id}: obs_encoding {encoding!r} has no batched engine; using SyncVectorEnv",
             stacklevel=2,

@@ -28,11 +28,12 @@ from patience_gym.games.golf import (
     GolfOptions,
     _fits_table,
 )
-from patience_gym.games.golf_runs import MAX_NODES
 from patience_gym.vector import rng as vrng
 from patience_gym.vector.base import BatchedGame, make_vector_env
 
 PLANES_SIZE = 52 * PLANE_WIDTH + 1
+#: The runs search's node cap, as the single env's (``golf_runs.MAX_NODES``; a test checks they agree).
+MAX_NODES = 50_000
 _ENCODING_CODES = {"ids": 0, "planes": 1, "runs": 2}  # ids: kept up to date by the moves
 #: Memo of the runs search: an open-addressing table (MAX_NODES entries at most, load below 0.4).
 _MEMO_BITS = 17
@@ -383,7 +384,6 @@ class BatchedGolf(BatchedGame):
     """N holes of Golf (``patience_gym/Golf-v0``)."""
 
     env_id = "patience_gym/Golf-v0"
-    game_name = "golf"
     encodings = ("ids", "planes", "runs")
     is_round = False
 
@@ -467,7 +467,6 @@ class BatchedGolfRound(BatchedGolf):
     """
 
     env_id = "patience_gym/GolfRound-v0"
-    game_name = "golf_round"
     is_round = True
 
     def infos(self) -> dict[str, np.ndarray]:
