@@ -92,7 +92,7 @@ def play_both(
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=["default", "queens_on_kings", "wrap_ranks"])
 def test_golf_ids_random_and_greedy(options: dict[str, Any]) -> None:
-    counts = play_both(GOLF, "ids", options, n_envs=48, steps=900, seed=1)
+    counts = play_both(GOLF, "ids", options, n_envs=40, steps=800, seed=1)
     assert counts["episodes"] >= 1000
     greedy = play_both(GOLF, "ids", options, n_envs=16, steps=250, policy="greedy", seed=2)
     assert greedy["episodes"] >= 75
