@@ -22,4 +22,9 @@ ENVS: dict[str, tuple[str, int]] = {
 
 for _env_id, (_entry_point, _limit) in ENVS.items():
     if _env_id not in registry:
-        register(id=_env_id, entry_point=_entry_point, max_episode_steps=_limit)
+        register(
+            id=_env_id,
+            entry_point=_entry_point,
+            max_episode_steps=_limit,
+            vector_entry_point=_entry_point.replace(".envs.", ".vector."),  # batched kernels (numba), on use
+        )

@@ -1,0 +1,344 @@
+"""The batched-engine contract (``BatchedGame``) and its Gymnasium front (``BatchedVectorEnv``).
+
+A ``BatchedGame`` holds N games of one kind in numpy arrays and steps them with
+numba kernels, without autoreset. ``BatchedVectorEnv`` adds what the single
+env's wrappers add (autoreset, TimeLimit truncation, the info dict, the
+illegal-action policy), so that env ``i`` plays bit-identically to
+``gym.make(env_id, ...)`` reset with ``seed=seeds[i]`` and then without a seed
+after each finished game. The SB3 adapter lives in :mod:`patience_gym.vector.sb3`.
+"""
+
+from __future__ import annotations
+
+import abc
+import warnings
+from collections.abc import Sequence
+from functools import partial
+from typing import Any, ClassVar
+
+import gymnasium
+import numba
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from patience_gym.core import Game, IllegalActionError
+from patience_gym.vector import rng as vrng
+
+ILLEGAL_ACTION_MODES = ("penalize", "raise")
+#: The action a resetting env is given: out of range, so the game leaves it untouched.
+NO_OP = -1
+
+
+class BatchedGame(abc.ABC):
+    """N games of one kind held in numpy arrays and stepped by numba kernels, no autoreset.
+
+    Subclasses set ``env_id`` and ``encodings`` and implement the
+    abstract methods; the base class validates the arguments exactly as the
+    single env does (by making one with ``gym.make``) and keeps every env's deal
+    RNG as a PCG64 state row in ``rng_states`` (see :mod:`patience_gym.vector.rng`):
+    a kernel draws env ``i``'s next deal with ``rng.permute(rng_states, i, out)``.
+    """
+
+    #: The registered env id; the single env made from it validates the arguments.
+    env_id: ClassVar[str]
+    #: Observation encodings the kernels produce.
+    encodings: ClassVar[tuple[str, ...]]
+
+    def __init__(self, num_envs: int, obs_encoding: str | None = None, **rule_options: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.num_envs = int(num_envs)
+        # The single env checks the options and the encoding (same errors) and gives the space.
+        single: Any = gymnasium.make(self.env_id, obs_encoding=obs_encoding, **rule_options).unwrapped
+        #: The single env's rules object: the reference (options, action names).
+        self.game: Game[Any] = single.game
+        self.options = self.game.options
+        self.obs_encoding: str = single.obs_encoding
+        if self.obs_encoding not in self.encodings:
+            raise ValueError(
+                f"obs_encoding {self.obs_encoding!r} of {self.env_id} has no batched engine; batched encodings: "
+                f"{list(self.encodings)} (use gymnasium's sync vectorization for the others)"
+            )
+        self.num_actions: int = self.game.num_actions
+        self.single_observation_space: spaces.Box = single.observation_space
+        self.rng_states = vrng.seeded_states([None] * self.num_envs)
+
+    def seed(self, seeds: Sequence[int | None], which: np.ndarray | None = None) -> None:
+        """Env ``i``'s RNG becomes ``seeding.np_random(seeds[i])`` (None: fresh OS entropy), for ``which[i]``."""
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"seed() needs {self.num_envs} seeds, got {len(seeds)}")
+        rows = range(self.num_envs) if which is None else np.flatnonzero(which).tolist()
+        for i in rows:
+            self.rng_states[i] = vrng.seeded_states([seeds[i]])[0]
+
+    @abc.abstractmethod
+    def reset(self, which: np.ndarray) -> None:
+        """Deal a new game in every env ``i`` with ``which[i]``, drawing as ``Game.init(rng)`` does."""
+
+    @abc.abstractmethod
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play int64 ``actions`` [N]: fresh (reward float64, terminated bool, illegal bool) arrays [N].
+
+        A masked-out or out-of-range action leaves the env unchanged with reward -1.0, illegal True.
+        """
+
+    def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``step`` for the envs not in ``resetting`` (bool [N]), ``reset`` for the others, in one call.
+
+        A resetting env's action is ignored and it reports reward 0, not terminated, not illegal.
+        Kernels may override this to do both in one pass; this default calls the two methods.
+        """
+        if not resetting.any():
+            return self.step(actions)
+        actions = actions.copy()
+        actions[resetting] = NO_OP
+        reward, terminated, illegal = self.step(actions)
+        self.reset(resetting)
+        reward[resetting] = 0.0
+        terminated[resetting] = False
+        illegal[resetting] = False
+        return reward, terminated, illegal
+
+    @abc.abstractmethod
+    def masks(self) -> np.ndarray:
+        """Legal actions, bool [N, num_actions]; all-False exactly where the game is over."""
+
+    @abc.abstractmethod
+    def observe(self) -> np.ndarray:
+        """Observations [N, *single_observation_space.shape] in the space's dtype."""
+
+    @abc.abstractmethod
+    def scores(self) -> np.ndarray:
+        """float64 [N]: the single env's ``info["score"]``."""
+
+    @abc.abstractmethod
+    def won(self) -> np.ndarray:
+        """bool [N]: the single env's ``info["won"]``."""
+
+    def infos(self) -> dict[str, np.ndarray]:
+        """Further per-env info keys the single env reports, as arrays with N rows."""
+        return {}
+
+
+@numba.njit(cache=True)
+def _track(resetting, steps, limit, reward, terminated, illegal):  # type: ignore[no-untyped-def]
+    """Step counters and the step's outputs around autoreset: (truncated, done), fresh bool arrays.
+
+    An env reset in this step (``resetting``) reports reward 0, not terminated, not
+    illegal, and starts its count again; the others count one more step.
+    """
+    n = steps.shape[0]
+    truncated = np.empty(n, dtype=np.bool_)
+    done = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        if resetting[i]:
+            steps[i] = 0
+            reward[i] = 0.0
+            terminated[i] = False
+            illegal[i] = False
+        else:
+            steps[i] += 1
+        truncated[i] = steps[i] >= limit
+        done[i] = terminated[i] or truncated[i]
+    return truncated, done
+
+
+def _check_actions(actions: Any, num_envs: int) -> np.ndarray:
+    """Integer actions of shape (N,) as int64; TypeError or ValueError naming what is wrong."""
+    arr = np.asarray(actions)
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
+        raise TypeError(f"actions must be integers (one action id per env), got dtype {arr.dtype}")
+    if arr.shape != (num_envs,):
+        raise ValueError(f"actions must have shape ({num_envs},), one per env, got shape {arr.shape}")
+    return arr.astype(np.int64, copy=False)
+
+
+def _seed_list(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None] | None:
+    """Gymnasium's vector seeding: an int seeds env i with seed + i; a sequence gives one per env."""
+    if seed is None:
+        return None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return [int(seed) + i for i in range(num_envs)]
+    if isinstance(seed, Sequence) and not isinstance(seed, str):
+        if len(seed) != num_envs:
+            raise ValueError(f"reset(seed=...) needs {num_envs} seeds, one per env, got {len(seed)}")
+        return list(seed)
+    raise TypeError(f"seed must be an int, a sequence of {num_envs} ints or None, got {seed!r}")
+
+
+class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
+    """A ``gymnasium.vector.VectorEnv`` over a ``BatchedGame``.
+
+    Autoreset follows gymnasium's ``NEXT_STEP`` mode by default (as ``SyncVectorEnv``):
+    the step after an episode ends resets that env, ignores its action and returns
+    reward 0. ``SAME_STEP`` mode (what SB3 wants) resets at once and puts the last
+    observation and info in ``infos["final_obs"]`` and ``infos["final_info"]``.
+    Truncation counts each env's steps since its reset against ``max_episode_steps``
+    (the registered limit by default), as gymnasium's ``TimeLimit`` does.
+
+    ``infos`` always carry ``action_mask`` (int8 [N, A]), ``score``, ``won`` and
+    ``illegal_action`` plus the game's further keys, each with its ``_key`` mask.
+    ``action_masks()`` gives the bool masks (sb3-contrib's name).
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        game: BatchedGame,
+        *,
+        max_episode_steps: int | None = None,
+        illegal_action: str = "penalize",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+    ) -> None:
+        from patience_gym import ENVS
+
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {list(ILLEGAL_ACTION_MODES)}")
+        mode = AutoresetMode(autoreset_mode)
+        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+            raise ValueError(f"autoreset_mode {mode.value!r} is not supported; use next-step or same-step")
+        limit = ENVS[game.env_id][1] if max_episode_steps is None else max_episode_steps
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise ValueError(f"max_episode_steps must be a positive integer, got {limit!r}")
+        self.game = game
+        self.num_envs = game.num_envs
+        self.max_episode_steps = int(limit)
+        self.illegal_action = illegal_action
+        self.autoreset_mode = mode
+        self.render_mode = render_mode  # accepted like the single env; batched envs do not render
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self.single_observation_space = game.single_observation_space
+        self.single_action_space = spaces.Discrete(game.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._all = np.ones(self.num_envs, dtype=bool)
+        self._none = np.zeros(self.num_envs, dtype=bool)
+        self._started = False
+
+    # --- gymnasium API ---------------------------------------------------
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        options = dict(options or {})
+        which = self._all
+        if "reset_mask" in options:
+            which = np.asarray(options.pop("reset_mask"))
+            if which.dtype != np.bool_ or which.shape != (self.num_envs,):
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
+        if options:
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; batched envs know only 'reset_mask'")
+        seeds = _seed_list(seed, self.num_envs)
+        if seeds is not None:
+            given = np.array([s is not None for s in seeds]) & which
+            self.game.seed([0 if s is None else s for s in seeds], which=given)
+        self.game.reset(which)
+        self._steps[which] = 0
+        self._autoreset[which] = False
+        self._started = True
+        return self.game.observe(), self._infos(self._none, which)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        acts = _check_actions(actions, self.num_envs)
+        resetting = self._autoreset if self.autoreset_mode is AutoresetMode.NEXT_STEP else self._none
+        if self.illegal_action == "raise":
+            self._raise_illegal(acts, resetting)
+        reward, terminated, illegal = self.game.step_reset(acts, resetting)
+        truncated, done = _track(resetting, self._steps, self.max_episode_steps, reward, terminated, illegal)
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            self._autoreset = done
+            return self.game.observe(), reward, terminated, truncated, self._infos(illegal, self._all)
+        if not done.any():
+            return self.game.observe(), reward, terminated, truncated, self._infos(illegal, self._all)
+        final_obs, final_info = self.game.observe(), self._infos(illegal, done)
+        self.game.reset(done)
+        self._steps[done] = 0
+        infos = self._infos(np.where(done, False, illegal), self._all)
+        infos.update({"final_obs": final_obs, "_final_obs": done, "final_info": final_info, "_final_info": done})
+        return self.game.observe(), reward, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions, bool [N, A] (all-False for an env whose episode just ended)."""
+        return self.game.masks().copy()
+
+    # --- internals ---------------------------------------------------------
+    def _infos(self, illegal: np.ndarray, present: np.ndarray) -> dict[str, Any]:
+        values = {
+            "action_mask": self.game.masks().astype(np.int8),
+            "score": self.game.scores(),
+            "won": self.game.won(),
+            "illegal_action": illegal,
+            **self.game.infos(),
+        }
+        infos: dict[str, Any] = {}
+        for key, value in values.items():
+            infos[key] = value
+            infos["_" + key] = present
+        return infos
+
+    def _raise_illegal(self, actions: np.ndarray, resetting: np.ndarray) -> None:
+        masks = self.game.masks()
+        in_range = (actions >= 0) & (actions < self.game.num_actions)
+        legal = np.zeros(self.num_envs, dtype=bool)
+        rows = np.flatnonzero(in_range)
+        legal[rows] = masks[rows, actions[rows]]
+        bad = np.flatnonzero(~legal & ~resetting)
+        if bad.size == 0:
+            return
+        i = int(bad[0])
+        a = int(actions[i])
+        shown = self.game.game.describe_action(a) if in_range[i] else "out of range"
+        moves = ", ".join(f"{m} ({self.game.game.describe_action(int(m))})" for m in np.flatnonzero(masks[i]))
+        raise IllegalActionError(
+            f"illegal action {a} ({shown}) in env {i} of {self.game.env_id}; legal there: {moves or 'none'}"
+        )
+
+
+def make_vector_env(
+    game_cls: type[BatchedGame],
+    num_envs: int = 1,
+    *,
+    obs_encoding: str | None = None,
+    max_episode_steps: int | None = None,
+    illegal_action: str = "penalize",
+    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+    render_mode: str | None = None,
+    **rule_options: Any,
+) -> VectorEnv:  # type: ignore[type-arg]
+    """The ``vector_entry_point`` of a registered env: batched where its encoding has kernels.
+
+    An encoding without kernels (e.g. a ``features`` encoding) falls back, with a
+    warning, to gymnasium's ``SyncVectorEnv`` over ``gym.make`` (the same games).
+    """
+    encoding = obs_encoding
+    if encoding is not None and encoding not in game_cls.encodings:
+        gymnasium.make(game_cls.env_id, obs_encoding=encoding, **rule_options)  # the single env's errors
+        warnings.warn(
+            f"{game_cls.env_id}: obs_encoding {encoding!r} has no batched engine; using SyncVectorEnv",
+            stacklevel=2,
+        )
+        make_one = partial(
+            gymnasium.make,
+            game_cls.env_id,
+            max_episode_steps=max_episode_steps,
+            obs_encoding=encoding,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            **rule_options,
+        )
+        return gymnasium.vector.SyncVectorEnv([make_one] * num_envs, autoreset_mode=autoreset_mode)
+    game = game_cls(num_envs, obs_encoding=encoding, **rule_options)
+    return BatchedVectorEnv(
+        game,
+        max_episode_steps=max_episode_steps,
+        illegal_action=illegal_action,
+        autoreset_mode=autoreset_mode,
+        render_mode=render_mode,
+    )

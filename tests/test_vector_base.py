@@ -1,0 +1,60 @@
+"""The batched engine's generic parts: numpy-exact shuffles (vector.rng) and the vector env fronts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils import seeding
+
+from patience_gym.vector import rng as vrng
+
+SEEDS = [*range(300), 2**40 + 7, 123456789012345678901234567890]
+
+
+@pytest.mark.parametrize("n", [52, 104])
+def test_permutations_match_numpy_over_consecutive_draws(n: int) -> None:
+    states = vrng.seeded_states(SEEDS)
+    gens = [seeding.np_random(s)[0] for s in SEEDS]
+    which = np.ones(len(SEEDS), dtype=bool)
+    for draw in range(4):
+        which[:] = True
+        if draw == 2:
+            which[::3] = False  # envs that do not reset keep their RNG untouched
+        out = vrng.draw_permutations(states, which, n)
+        assert out.shape == (which.sum(), n)
+        rows = iter(out)
+        for i, gen in enumerate(gens):
+            if which[i]:
+                assert np.array_equal(next(rows), gen.permutation(n)), (draw, SEEDS[i])
+            assert np.array_equal(states[i], vrng.state_row(gen)), (draw, SEEDS[i])
+
+
+def test_odd_sizes_and_mixed_draws_keep_the_stream() -> None:
+    """The 32-bit buffer carries across draws of any size, as in numpy."""
+    seeds = list(range(20))
+    states = vrng.seeded_states(seeds)
+    gens = [seeding.np_random(s)[0] for s in seeds]
+    which = np.ones(len(seeds), dtype=bool)
+    for n in (0, 1, 2, 3, 52, 7, 104, 1000):
+        out = vrng.draw_permutations(states, which, n)
+        for i, gen in enumerate(gens):
+            assert np.array_equal(out[i], gen.permutation(n)), n
+            assert np.array_equal(states[i], vrng.state_row(gen))
+
+
+def test_state_rows_round_trip_through_a_generator() -> None:
+    states = vrng.seeded_states([5])
+    gen = np.random.Generator(np.random.PCG64())
+    vrng.set_generator_state(gen, states[0])
+    expected = gen.permutation(52)
+    vrng.draw_permutations(states, np.ones(1, dtype=bool), 52)
+    fresh = vrng.seeded_states([5])
+    assert np.array_equal(vrng.draw_permutations(fresh, np.ones(1, dtype=bool), 52)[0], expected)
+    assert np.array_equal(vrng.state_row(gen), fresh[0])
+
+
+def test_unseeded_rows_differ_and_non_pcg64_is_refused() -> None:
+    states = vrng.seeded_states([None, None])
+    assert not np.array_equal(states[0], states[1])
+    with pytest.raises(TypeError, match="PCG64"):
+        vrng.state_row(np.random.Generator(np.random.MT19937(1)))
