@@ -1,0 +1,317 @@
+"""Batched Puss in the Corner (patience_gym.vector.puss) against the single env, bit for bit.
+
+The differential test plays many consecutive masked-random games per env through
+``BatchedPuss`` and through ``gym.make`` envs seeded alike (``reset(seed=s)`` once, then
+``reset()`` after each game), with illegal and out-of-range actions mixed in and
+steps on finished games, and compares observations, masks, rewards, end flags,
+illegal flags, scores and won flags at every step.
+
+Speed (masked-random actions, mask read and observation made every step, compile excluded)::
+
+    python -m tests.test_vector_puss --bench [--num-envs 1024] [--seconds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from numba import njit
+
+import patience_gym  # noqa: F401 - registers the envs
+from patience_gym.cards import codes
+from patience_gym.games.puss import NUM_ACTIONS
+from patience_gym.vector.puss import BatchedPuss
+
+ENV_ID = "patience_gym/PussInTheCorner-v0"
+RULE_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"forced_foundation": False},
+    {"sevens_after_placing": True},
+    {"forced_foundation": False, "sevens_after_placing": True},
+]
+OUT_OF_RANGE = np.array([-1, NUM_ACTIONS, 99, -(2**40)], dtype=np.int64)
+
+
+@njit  # not cached: pytest and ``python -m tests.test_vector_puss`` import this file under two names
+def masked_choice(masks: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` (0 where none is legal)."""
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        pick = int(u[i] * count)
+        out[i] = 0
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+
+
+def choose(rng: np.random.Generator, masks: np.ndarray, foundation_first: np.ndarray) -> np.ndarray:
+    """Masked-random actions; envs with ``foundation_first`` play a legal foundation move when they have one,
+    and about 4% of the actions are masked-out or out of range."""
+    n: int = masks.shape[0]
+    actions = np.empty(n, dtype=np.int64)
+    masked_choice(masks, rng.random(size=n), actions)
+    to_foundation = masks[:, 5:25] & foundation_first[:, None]
+    eager = to_foundation.any(axis=1)
+    actions[eager] = 5 + np.argmax(to_foundation[eager], axis=1)
+    for i in np.flatnonzero(rng.random(n) < 0.04):
+        illegal = np.flatnonzero(~masks[i])
+        actions[i] = rng.choice(OUT_OF_RANGE) if rng.random() < 0.3 or not len(illegal) else rng.choice(illegal)
+    return actions
+
+
+def differential(
+    options: dict[str, Any], encoding: str, num_envs: int, games: int, seed: int, deals: np.ndarray | None = None
+) -> dict[str, int]:
+    """Play until every env has finished ``games`` games in both engines, asserting equality at every step.
+
+    The games are seeded deals (``reset(seed=...)`` once, then ``reset()``), or with ``deals`` (card ids
+    [num_envs, D, 48]) env ``i``'s ``g``-th game is ``deals[i, g % D]`` (``reset(options={"deal": ...})``).
+    """
+    batched = BatchedPuss(num_envs, obs_encoding=encoding, **options)
+    singles = [gym.make(ENV_ID, obs_encoding=encoding, **options) for _ in range(num_envs)]
+    seeds = [seed + i for i in range(num_envs)]
+    batched.seed(seeds)
+    finished = np.zeros(num_envs, dtype=np.int64)
+
+    def start(which: np.ndarray) -> list[tuple[np.ndarray, dict[str, Any]]]:
+        rows = np.flatnonzero(which)
+        if deals is None:
+            batched.reset(which)
+            return [singles[i].reset() for i in rows]
+        picks = deals[rows, finished[rows] % deals.shape[1]]
+        batched.deal(which, picks)
+        return [singles[i].reset(options={"deal": codes(pick)}) for i, pick in zip(rows, picks)]
+
+    results = [env.reset(seed=s) for env, s in zip(singles, seeds)] if deals is None else []
+    if deals is None:
+        batched.reset(np.ones(num_envs, dtype=bool))
+    else:
+        results = start(np.ones(num_envs, dtype=bool))
+    obs = np.stack([o for o, _ in results])
+    infos = [info for _, info in results]
+    rng = np.random.default_rng(seed)
+    foundation_first = rng.random(num_envs) < 0.5
+    counts = {"steps": 0, "games": 0, "won": 0, "illegal": 0}
+    while finished.min() < games:
+        masks = batched.masks()
+        assert np.array_equal(batched.observe(), obs)
+        assert np.array_equal(masks, np.stack([info["action_mask"] for info in infos]).astype(bool))
+        assert np.array_equal(batched.scores(), np.array([info["score"] for info in infos], dtype=np.float64))
+        assert np.array_equal(batched.won(), np.array([info["won"] for info in infos]))
+        actions = choose(rng, masks, foundation_first)
+        reward, terminated, illegal = batched.step(actions)
+        steps = [env.step(a) for env, a in zip(singles, actions)]
+        obs = np.stack([st[0] for st in steps])
+        infos = [st[4] for st in steps]
+        assert np.array_equal(reward, np.array([st[1] for st in steps], dtype=np.float64))
+        assert np.array_equal(terminated, np.array([st[2] for st in steps]))
+        assert np.array_equal(illegal, np.array([info["illegal_action"] for info in infos]))
+        assert not any(st[3] for st in steps), "a game ran into the step limit"
+        counts["steps"] += num_envs
+        counts["illegal"] += int(illegal.sum())
+        # A finished game is reset in both engines, mostly at once, sometimes after one more (illegal) step.
+        done = terminated & (rng.random(num_envs) < 0.9)
+        if done.any():
+            assert np.array_equal(batched.observe(), obs)
+            assert not batched.masks()[done].any()
+            counts["games"] += int(done.sum())
+            counts["won"] += int(batched.won()[done].sum())
+            finished += done
+            for i, (o, info) in zip(np.flatnonzero(done), start(done)):
+                obs[i], infos[i] = o, info
+    return counts
+
+
+@pytest.mark.parametrize("options", RULE_OPTIONS, ids=lambda o: "-".join(sorted(o)) or "default")
+@pytest.mark.parametrize("encoding", ["ids", "planes"])
+def test_matches_single_env(options: dict[str, Any], encoding: str) -> None:
+    num_envs, games = (96, 14) if encoding == "ids" else (64, 10)  # about 2,000 games per option set
+    counts = differential(options, encoding, num_envs=num_envs, games=games, seed=1000 * len(options) + 7)
+    assert counts["games"] >= num_envs * games and counts["illegal"] > 0
+    assert counts["steps"] > num_envs * games * 100
+
+
+def rank_ordered_deals(rng: np.random.Generator, shape: tuple[int, int], swaps: int) -> np.ndarray:
+    """Packs dealt by rank (2s first, suits shuffled) with ``swaps`` random transpositions: often won."""
+    out = np.empty((*shape, 48), dtype=np.int64)
+    for index in np.ndindex(*shape):
+        pack = np.array([rank - 1 + 13 * suit for rank in range(2, 14) for suit in rng.permutation(4)])
+        for _ in range(swaps):
+            i, j = rng.integers(48, size=2)
+            pack[[i, j]] = pack[[j, i]]
+        out[index] = pack
+    return out
+
+
+@pytest.mark.parametrize("options", RULE_OPTIONS[:2], ids=lambda o: "-".join(sorted(o)) or "default")
+def test_given_deals_and_won_games_match(options: dict[str, Any]) -> None:
+    """Given deals (the single env's ``options={"deal": ...}``), many of them won: the full foundations,
+    the won flag and the game's end on a win are compared too."""
+    rng = np.random.default_rng(11)
+    deals = rank_ordered_deals(rng, (32, 5), swaps=3)
+    deals[:, 4] = [rng.permutation(deals[0, 0]) for _ in range(32)]
+    counts = differential(options, "planes", num_envs=32, games=4, seed=3, deals=deals)
+    assert counts["won"] >= 16 and counts["games"] >= 128
+
+
+def first_cards(seeds: list[int | None], count: int = 10) -> np.ndarray:
+    """The first ``count`` cards of each env's deal, put one by one on packet A (card + 1)."""
+    engine = BatchedPuss(len(seeds), forced_foundation=False)
+    engine.seed(seeds)
+    engine.reset(np.ones(len(seeds), dtype=bool))
+    for _ in range(count):
+        for action in (0, 1):  # deal, then the dealt card onto packet A
+            assert engine.masks()[:, action].all()
+            engine.step(np.full(len(seeds), action, dtype=np.int64))
+    return engine.observe()[:, 52 : 52 + count]
+
+
+def test_same_seed_same_deal_and_none_is_fresh() -> None:
+    cards = first_cards([4, 4, 5, None, None])
+    assert np.array_equal(cards[0], cards[1])
+    assert not np.array_equal(cards[0], cards[2])
+    assert not np.array_equal(cards[3], cards[4])
+    assert not np.array_equal(first_cards([None])[0], first_cards([None])[0])
+
+
+def test_spaces_and_options_match_the_single_env() -> None:
+    for encoding in ("ids", "planes"):
+        env = gym.make(ENV_ID, obs_encoding=encoding)
+        engine = BatchedPuss(2, obs_encoding=encoding)
+        assert engine.single_observation_space == env.observation_space
+        assert isinstance(env.action_space, gym.spaces.Discrete)
+        assert engine.num_actions == env.action_space.n == NUM_ACTIONS
+        engine.seed([0, 1])
+        engine.reset(np.array([True, True]))
+        assert engine.observe().shape == (2, *engine.single_observation_space.shape)
+        assert engine.observe().dtype == env.observation_space.dtype
+        assert engine.infos() == {}
+    assert BatchedPuss(1).obs_encoding == "ids"
+
+
+def test_make_vec_plays_the_single_envs_games() -> None:
+    """``gym.make_vec(..., vectorization_mode="vector_entry_point")`` runs on these kernels."""
+    vec = gym.make_vec(ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", obs_encoding="planes")
+    singles = [gym.make(ENV_ID, obs_encoding="planes") for _ in range(3)]
+    obs, infos = vec.reset(seed=20)
+    assert isinstance(vec.unwrapped.game, BatchedPuss)  # type: ignore[attr-defined]
+    expected = [env.reset(seed=20 + i) for i, env in enumerate(singles)]
+    assert np.array_equal(obs, np.stack([o for o, _ in expected]))
+    rng = np.random.default_rng(0)
+    for _ in range(60):  # no game ends this early
+        actions = choose(rng, infos["action_mask"].astype(bool), np.zeros(3, dtype=bool))
+        obs, reward, terminated, truncated, infos = vec.step(actions)
+        steps = [env.step(a) for env, a in zip(singles, actions)]
+        assert np.array_equal(obs, np.stack([st[0] for st in steps]))
+        assert (
+            np.array_equal(reward, np.array([st[1] for st in steps], dtype=np.float64))
+            and not terminated.any()
+            and not truncated.any()
+        )
+        assert np.array_equal(infos["action_mask"], np.stack([st[4]["action_mask"] for st in steps]))
+
+
+def test_bad_input_is_named() -> None:
+    with pytest.raises(TypeError, match="unknown option 'sevens'"):
+        BatchedPuss(2, sevens=True)
+    with pytest.raises(TypeError, match="must be True or False"):
+        BatchedPuss(2, forced_foundation="yes")
+    with pytest.raises(ValueError, match="unknown obs_encoding 'pixels'"):
+        BatchedPuss(2, obs_encoding="pixels")
+    with pytest.raises(ValueError, match="'moves' .* no batched engine"):
+        BatchedPuss(2, obs_encoding="moves")
+    with pytest.raises(ValueError, match="num_envs"):
+        BatchedPuss(0)
+    engine = BatchedPuss(2)
+    with pytest.raises(ValueError, match="needs 2 seeds"):
+        engine.seed([1])
+    with pytest.raises(RuntimeError, match="reset"):
+        engine.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="which must have shape"):
+        engine.reset(np.ones(3, dtype=bool))
+    with pytest.raises(TypeError, match="which must be bool"):
+        engine.reset(np.ones(2, dtype=np.int64))
+    engine.reset(np.ones(2, dtype=bool))
+    with pytest.raises(ValueError, match=r"actions must have shape \(2,\)"):
+        engine.step(np.zeros((2, 1), dtype=np.int64))
+    with pytest.raises(TypeError, match="actions must be integers, got dtype float64"):
+        engine.step(np.zeros(2))
+
+
+# --- speed --------------------------------------------------------------------
+def bench_batched(num_envs: int, encoding: str, seconds: float) -> tuple[float, float]:
+    """(steps/s, first-call seconds) of the batched engine, masked-random, mask and observation every step."""
+    start = time.perf_counter()
+    engine = BatchedPuss(num_envs, obs_encoding=encoding)
+    engine.seed(list(range(num_envs)))
+    engine.reset(np.ones(num_envs, dtype=bool))
+    actions = np.zeros(num_envs, dtype=np.int64)
+    rng = np.random.default_rng(0)
+    masked_choice(engine.masks(), rng.random(size=num_envs), actions)
+    engine.step(actions)
+    engine.observe()
+    warm = time.perf_counter() - start
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(100):
+            masked_choice(engine.masks(), rng.random(size=num_envs), actions)
+            _, terminated, _ = engine.step(actions)
+            engine.observe()
+            if terminated.any():
+                engine.reset(terminated)
+        steps += 100 * num_envs
+    return steps / (time.perf_counter() - start), warm
+
+
+def bench_single(encoding: str, seconds: float) -> float:
+    """Steps/s of one ``gym.make`` env, masked-random actions read from ``info["action_mask"]``."""
+    env = gym.make(ENV_ID, obs_encoding=encoding)
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(1000):
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, truncated, info = env.step(int(legal[rng.integers(len(legal))]))
+            if terminated or truncated:
+                _, info = env.reset()
+        steps += 1000
+    return steps / (time.perf_counter() - start)
+
+
+def test_bench_runs() -> None:
+    rate, _ = bench_batched(8, "planes", 0.01)
+    assert rate > 0 and bench_single("planes", 0.01) > 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", action="store_true", help="time the batched engine against the single env")
+    parser.add_argument("--num-envs", type=int, default=1024)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    args = parser.parse_args()
+    if not args.bench:
+        parser.error("nothing to do: pass --bench (the tests run under pytest)")
+    for encoding in ("ids", "planes"):
+        single = bench_single(encoding, args.seconds)
+        batched, warm = bench_batched(args.num_envs, encoding, args.seconds)
+        print(
+            f"{encoding:6s} single {single:12,.0f} steps/s   batched N={args.num_envs} {batched:14,.0f} steps/s"
+            f"   x{batched / single:7.1f}   (first calls incl. compile or cache load {warm:.2f} s)"
+        )
+
+
+if __name__ == "__main__":
+    main()
