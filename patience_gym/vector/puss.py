@@ -111,36 +111,40 @@ def _fit(g: np.ndarray, i: int, card: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def _nonempty(g: np.ndarray, i: int) -> int:
+    """Bit ``k`` set where packet ``k`` holds cards."""
+    return (g[i, LEN] > 0) | (g[i, LEN + 1] > 0) << 1 | (g[i, LEN + 2] > 0) << 2 | (g[i, LEN + 3] > 0) << 3
+
+
+@njit(cache=True, inline="always")
 def _legal_bits(g: np.ndarray, i: int, forced: bool) -> int:
     """The single env's ``_refresh``: ``OVER`` where ``PussInTheCorner.is_over``, else its ``_bits``."""
     if g[i, SCORE] == 52:
         return OVER
-    nonempty = 0
-    plays = 0  # packet tops onto the foundations
-    for k in range(4):  # branch-free: an empty packet's "top" (slot 0, card -1 read as 0) counts for nothing
-        n = g[i, LEN + k]
-        has = n > 0
-        top = max(g[i, CORNERS + PACK_SIZE * k + max(n - 1, 0)] - 1, 0)
-        nonempty |= has << k
-        plays |= (_fit(g, i, top) * has) << (CORNER_TO_FOUNDATION + 4 * k)
     hand = g[i, HAND]
     if hand >= 0:
         fits = _fit(g, i, hand)
         bits = fits << TO_FOUNDATION
         if not (fits != 0 and forced):
             bits |= 0b1111 << TO_CORNER
-    elif g[i, RLEN] > 0:
-        return nonempty << TAKE
-    else:
-        bits = plays
-        if g[i, POS] < g[i, PACK_LEN]:
-            bits |= 1 << DEAL
-        elif g[i, PASS] == 1:
-            bits |= nonempty << TAKE
-        elif plays == 0:  # the second pass is out and nothing plays: the game is over
-            return OVER
+        if g[i, SEVEN]:
+            bits |= _MERGE_BITS[_nonempty(g, i)]
+        return bits
+    if g[i, RLEN] > 0:
+        return _nonempty(g, i) << TAKE
+    bits = 0  # packet tops onto the foundations
+    for k in range(4):  # branch-free: an empty packet's "top" (slot 0, card -1 read as 0) counts for nothing
+        n = g[i, LEN + k]
+        top = max(g[i, CORNERS + PACK_SIZE * k + max(n - 1, 0)] - 1, 0)
+        bits |= (_fit(g, i, top) * (n > 0)) << (CORNER_TO_FOUNDATION + 4 * k)
+    if g[i, POS] < g[i, PACK_LEN]:
+        bits |= 1 << DEAL
+    elif g[i, PASS] == 1:
+        bits |= _nonempty(g, i) << TAKE
+    elif bits == 0:  # the second pass is out and nothing plays: the game is over
+        return OVER
     if g[i, SEVEN]:
-        bits |= _MERGE_BITS[nonempty]
+        bits |= _MERGE_BITS[_nonempty(g, i)]
     return bits
 
 
@@ -345,6 +349,16 @@ def _masks_kernel(bits: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def _ids_kernel(g: np.ndarray) -> np.ndarray:
+    """The "ids" observations, int8 [N, OBS_SIZE] (a plain loop copies faster than numpy's strided copy)."""
+    out = np.empty((g.shape[0], OBS_SIZE), dtype=np.int8)
+    for i in range(g.shape[0]):
+        for j in range(OBS_SIZE):
+            out[i, j] = g[i, OBS + j]
+    return out
+
+
+@njit(cache=True)
 def _planes_kernel(g: np.ndarray, out: np.ndarray) -> None:
     """``PussInTheCorner._observe_planes`` of every env, every value written."""
     for i in range(g.shape[0]):
@@ -436,7 +450,8 @@ class BatchedPuss(BatchedGame):
 
     def observe(self) -> np.ndarray:
         if self.obs_encoding == "ids":
-            return self._g[:, OBS : OBS + OBS_SIZE].copy()
+            ids: np.ndarray = _ids_kernel(self._g)
+            return ids
         out = np.empty((self.num_envs, PLANES_SIZE), dtype=np.float32)
         _planes_kernel(self._g, out)
         return out
