@@ -199,26 +199,28 @@ def test_spaces_and_options_match_the_single_env() -> None:
     assert BatchedPuss(1).obs_encoding == "ids"
 
 
-def test_make_vec_plays_the_single_envs_games() -> None:
-    """``gym.make_vec(..., vectorization_mode="vector_entry_point")`` runs on these kernels."""
-    vec = gym.make_vec(ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", obs_encoding="planes")
-    singles = [gym.make(ENV_ID, obs_encoding="planes") for _ in range(3)]
-    obs, infos = vec.reset(seed=20)
+def test_make_vec_matches_sync_vector_env() -> None:
+    """``gym.make_vec(..., vectorization_mode="vector_entry_point")`` runs on these kernels and plays, autoresets
+    included, what gymnasium's ``SyncVectorEnv`` over ``gym.make`` envs plays."""
+    kwargs: dict[str, Any] = {"obs_encoding": "planes", "sevens_after_placing": True}
+    vec = gym.make_vec(ENV_ID, num_envs=4, vectorization_mode="vector_entry_point", **kwargs)
+    sync = gym.make_vec(ENV_ID, num_envs=4, vectorization_mode="sync", **kwargs)
     assert isinstance(vec.unwrapped.game, BatchedPuss)  # type: ignore[attr-defined]
-    expected = [env.reset(seed=20 + i) for i, env in enumerate(singles)]
-    assert np.array_equal(obs, np.stack([o for o, _ in expected]))
+    (obs, infos), (sync_obs, sync_infos) = vec.reset(seed=20), sync.reset(seed=20)
+    assert np.array_equal(obs, sync_obs)
     rng = np.random.default_rng(0)
-    for _ in range(60):  # no game ends this early
-        actions = choose(rng, infos["action_mask"].astype(bool), np.zeros(3, dtype=bool))
+    ended = 0
+    for _ in range(700):
+        mask = infos["action_mask"].astype(bool)
+        assert np.array_equal(mask, sync_infos["action_mask"].astype(bool))
+        actions = choose(rng, mask, np.zeros(4, dtype=bool))
         obs, reward, terminated, truncated, infos = vec.step(actions)
-        steps = [env.step(a) for env, a in zip(singles, actions)]
-        assert np.array_equal(obs, np.stack([st[0] for st in steps]))
-        assert (
-            np.array_equal(reward, np.array([st[1] for st in steps], dtype=np.float64))
-            and not terminated.any()
-            and not truncated.any()
-        )
-        assert np.array_equal(infos["action_mask"], np.stack([st[4]["action_mask"] for st in steps]))
+        sync_obs, sync_reward, sync_terminated, sync_truncated, sync_infos = sync.step(actions)
+        assert np.array_equal(obs, sync_obs) and np.array_equal(reward, sync_reward)
+        assert np.array_equal(terminated, sync_terminated) and np.array_equal(truncated, sync_truncated)
+        assert np.array_equal(infos["score"], sync_infos["score"])
+        ended += int(terminated.sum())
+    assert ended >= 4
 
 
 def test_bad_input_is_named() -> None:
@@ -249,51 +251,84 @@ def test_bad_input_is_named() -> None:
 
 
 # --- speed --------------------------------------------------------------------
-def bench_batched(num_envs: int, encoding: str, seconds: float) -> tuple[float, float]:
-    """(steps/s, first-call seconds) of the batched engine, masked-random, mask and observation every step."""
-    start = time.perf_counter()
-    engine = BatchedPuss(num_envs, obs_encoding=encoding)
-    engine.seed(list(range(num_envs)))
-    engine.reset(np.ones(num_envs, dtype=bool))
-    actions = np.zeros(num_envs, dtype=np.int64)
-    rng = np.random.default_rng(0)
-    masked_choice(engine.masks(), rng.random(size=num_envs), actions)
-    engine.step(actions)
-    engine.observe()
-    warm = time.perf_counter() - start
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(100):
-            masked_choice(engine.masks(), rng.random(size=num_envs), actions)
-            _, terminated, _ = engine.step(actions)
-            engine.observe()
-            if terminated.any():
-                engine.reset(terminated)
-        steps += 100 * num_envs
-    return steps / (time.perf_counter() - start), warm
+class Clock:
+    """Wall and process CPU seconds since the start (on a shared machine the CPU figure is the steadier one)."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def rates(self, steps: int) -> tuple[float, float]:
+        """(steps per wall second, steps per CPU second) since the start."""
+        return steps / (time.perf_counter() - self.wall), steps / (time.process_time() - self.cpu)
 
 
-def bench_single(encoding: str, seconds: float) -> float:
+def bench_single(encoding: str, seconds: float) -> tuple[float, float]:
     """Steps/s of one ``gym.make`` env, masked-random actions read from ``info["action_mask"]``."""
     env = gym.make(ENV_ID, obs_encoding=encoding)
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
     steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    clock = Clock()
+    while steps == 0 or time.perf_counter() - clock.wall < seconds:  # one round at least
         for _ in range(1000):
             legal = np.flatnonzero(info["action_mask"])
             _, _, terminated, truncated, info = env.step(int(legal[rng.integers(len(legal))]))
             if terminated or truncated:
                 _, info = env.reset()
         steps += 1000
-    return steps / (time.perf_counter() - start)
+    return clock.rates(steps)
+
+
+def bench_batched(num_envs: int, encoding: str, seconds: float) -> tuple[float, float]:
+    """Steps/s of ``BatchedPuss`` itself: masked-random actions, the masks and observations made every step."""
+    engine = BatchedPuss(num_envs, obs_encoding=encoding)
+    engine.seed(list(range(num_envs)))
+    engine.reset(np.ones(num_envs, dtype=bool))
+    actions = np.zeros(num_envs, dtype=np.int64)
+    uniforms = np.random.default_rng(0).random((64, num_envs))  # drawn ahead, as benchmarks/env_speed.py does
+    steps = 0
+    clock = Clock()
+    while steps == 0 or time.perf_counter() - clock.wall < seconds:  # one round at least
+        for call in range(100):
+            masked_choice(engine.masks(), uniforms[call & 63], actions)
+            _, terminated, _ = engine.step(actions)
+            engine.observe()
+            if terminated.any():
+                engine.reset(terminated)
+        steps += 100 * num_envs
+    return clock.rates(steps)
+
+
+def bench_make_vec(num_envs: int, encoding: str, seconds: float) -> tuple[float, float]:
+    """Steps/s through ``gym.make_vec`` (BatchedVectorEnv: autoreset, infos); autoreset steps do not count."""
+    env = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="vector_entry_point", obs_encoding=encoding)
+    _, info = env.reset(seed=0)
+    actions = np.zeros(num_envs, dtype=np.int64)
+    uniforms = np.random.default_rng(0).random((64, num_envs))
+    resetting = np.zeros(num_envs, dtype=bool)
+    steps = 0
+    clock = Clock()
+    while steps == 0 or time.perf_counter() - clock.wall < seconds:  # one round at least
+        for call in range(100):
+            masked_choice(info["action_mask"], uniforms[call & 63], actions)
+            _, _, terminated, truncated, info = env.step(actions)
+            steps += num_envs - int(resetting.sum())
+            resetting = terminated | truncated
+    return clock.rates(steps)
+
+
+def warm_up() -> tuple[float, float]:
+    """Wall and CPU seconds of the first calls of every kernel (numba's compile, or its cache load)."""
+    clock = Clock()
+    for encoding in ("ids", "planes"):
+        bench_batched(2, encoding, 0.0)
+        bench_make_vec(2, encoding, 0.0)
+    return time.perf_counter() - clock.wall, time.process_time() - clock.cpu
 
 
 def test_bench_runs() -> None:
-    rate, _ = bench_batched(8, "planes", 0.01)
-    assert rate > 0 and bench_single("planes", 0.01) > 0
+    assert all(rate > 0 for rate in (*bench_batched(8, "planes", 0.01), *bench_single("planes", 0.01)))
+    assert all(rate > 0 for rate in bench_make_vec(8, "ids", 0.01))
 
 
 def main() -> None:
@@ -304,13 +339,18 @@ def main() -> None:
     args = parser.parse_args()
     if not args.bench:
         parser.error("nothing to do: pass --bench (the tests run under pytest)")
+    wall, cpu = warm_up()
+    print(f"first calls (numba compile or cache load): {wall:.2f} s wall, {cpu:.2f} s CPU")
+    print("steps/s (wall | CPU), and each batched figure over the single env's")
     for encoding in ("ids", "planes"):
         single = bench_single(encoding, args.seconds)
-        batched, warm = bench_batched(args.num_envs, encoding, args.seconds)
-        print(
-            f"{encoding:6s} single {single:12,.0f} steps/s   batched N={args.num_envs} {batched:14,.0f} steps/s"
-            f"   x{batched / single:7.1f}   (first calls incl. compile or cache load {warm:.2f} s)"
-        )
+        rows = [
+            (f"BatchedPuss N={args.num_envs}", bench_batched(args.num_envs, encoding, args.seconds)),
+            (f"gym.make_vec N={args.num_envs}", bench_make_vec(args.num_envs, encoding, args.seconds)),
+        ]
+        print(f"{encoding:6s} single gym.make          {single[0]:12,.0f} | {single[1]:12,.0f}")
+        for name, (w, c) in rows:
+            print(f"{encoding:6s} {name:24s}{w:12,.0f} | {c:12,.0f}   x{w / single[0]:6.1f} | x{c / single[1]:6.1f}")
 
 
 if __name__ == "__main__":
