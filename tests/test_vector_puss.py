@@ -24,7 +24,7 @@ from numba import njit
 
 import patience_gym  # noqa: F401 - registers the envs
 from patience_gym.cards import codes
-from patience_gym.games.puss import NUM_ACTIONS
+from patience_gym.games.puss import NUM_ACTIONS, PLANES_SIZE
 from patience_gym.vector.puss import BatchedPuss
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
@@ -221,6 +221,32 @@ def test_make_vec_matches_sync_vector_env() -> None:
         assert np.array_equal(infos["score"], sync_infos["score"])
         ended += int(terminated.sum())
     assert ended >= 4
+
+
+def test_sb3_adapter_serves_maskable_ppo() -> None:
+    """``BatchedSB3VecEnv`` over these kernels gives what MaskablePPO reads: observations, ``action_masks()``,
+    and each finished game's ``terminal_observation`` and score (the learning itself: tests/test_vector_golf.py)."""
+    from gymnasium.vector import AutoresetMode
+
+    from patience_gym.vector.base import BatchedVectorEnv
+    from patience_gym.vector.sb3 import BatchedSB3VecEnv
+
+    game = BatchedPuss(8, obs_encoding="planes")
+    venv = BatchedSB3VecEnv(BatchedVectorEnv(game, autoreset_mode=AutoresetMode.SAME_STEP))
+    venv.seed(3)
+    obs = venv.reset()
+    assert isinstance(obs, np.ndarray) and obs.shape == (8, PLANES_SIZE)
+    rng = np.random.default_rng(1)
+    finished = 0
+    for _ in range(600):
+        masks = venv.action_masks()
+        assert masks.shape == (8, NUM_ACTIONS) and masks.any(axis=1).all()
+        obs, rewards, dones, infos = venv.step(choose(rng, masks, np.ones(8, dtype=bool)))
+        assert isinstance(obs, np.ndarray) and rewards.dtype == np.float32
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == (PLANES_SIZE,) and 4 <= infos[i]["score"] <= 52
+            finished += 1
+    assert finished >= 8
 
 
 def test_bad_input_is_named() -> None:
