@@ -274,6 +274,11 @@ def test_bad_input_is_named() -> None:
         engine.step(np.zeros((2, 1), dtype=np.int64))
     with pytest.raises(TypeError, match="actions must be integers, got dtype float64"):
         engine.step(np.zeros(2))
+    pack = np.array([c for c in range(52) if c % 13], dtype=np.int64)
+    with pytest.raises(ValueError, match=r"packs must be an integer array of shape \(1, 48\)"):
+        engine.deal(np.array([True, False]), pack[None, :47])
+    with pytest.raises(ValueError, match=r"packs\[0\] must hold the 48 cards other than the Aces"):
+        engine.deal(np.array([True, False]), np.where(pack == 1, 0, pack)[None])  # the Ace of clubs for the 2
 
 
 # --- speed --------------------------------------------------------------------
