@@ -1,0 +1,485 @@
+"""Puss in the Corner as a batched engine: N games in numpy arrays, stepped by numba kernels.
+
+The reference is :class:`patience_gym.games.puss.PussInTheCorner` (the single env);
+every kernel here mirrors one of its methods, and ``tests/test_vector_puss.py``
+replays thousands of games through both, bit for bit.
+
+Env ``i``'s whole position is the int8 row ``g[i]`` (one array, so that the kernels'
+helpers pass one reference): the scalars ``POS`` (cards dealt from the current pack),
+``PACK_LEN``, ``HAND`` (the dealt card awaiting placement, -1: none), ``PASS`` (1 or 2),
+``SEVEN`` (a 7's privilege open), ``RLEN`` (cards taken up so far at the redeal),
+``SCORE`` (cards on the foundations), ``LEN + k`` (packet ``k``'s length) and
+``NEED + f`` (the rank foundation ``f`` takes next, 14: complete); then the current pack
+in dealing order (``PACK``; at the redeal, once it is dealt out, the cards taken up so far)
+and the "ids" observation (``OBS``), kept up to date by every change as the single env's
+``PussState.obs`` is; its packet slots (``CORNERS + 48 k + j``: card + 1) are the packets.
+``bits[i]`` holds the legal actions as bits, or -1 once the game is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from patience_gym.cards import RANK, RED
+from patience_gym.games.puss import (
+    ACES,
+    CORNER_TO_FOUNDATION,
+    DEAL,
+    FOUNDATION_RED,
+    FOUNDATION_SLOTS,
+    FREE,
+    MERGE,
+    MERGES,
+    NON_ACES,
+    NUM_ACTIONS,
+    OBS_CORNERS,
+    OBS_HAND,
+    OBS_PACK,
+    OBS_PASS,
+    OBS_PHASE,
+    OBS_SEVEN,
+    OBS_SIZE,
+    PACK_SIZE,
+    PLACE,
+    PLANE_WIDTH,
+    PLANES_SIZE,
+    REDEAL,
+    TAKE,
+    TO_CORNER,
+    TO_FOUNDATION,
+)
+from patience_gym.vector import rng as vrng
+from patience_gym.vector.base import BatchedGame, make_vector_env
+
+# --- the row ``g[i]`` of env ``i`` ----------------------------------------------
+POS, PACK_LEN, HAND, PASS, SEVEN, RLEN, SCORE = range(7)
+LEN = 7  #: 7..10: packet k's length
+NEED = 11  #: 11..14: the rank foundation f takes next
+PACK = 16  #: the current pack in dealing order; at the redeal, the cards taken up so far
+OBS = PACK + PACK_SIZE  #: the "ids" observation, whose slots also hold the packets (card + 1)
+CORNERS = OBS + OBS_CORNERS  #: + 48 k + j: packet k's j-th card from the bottom, + 1
+WIDTH = 320  #: OBS + OBS_SIZE, rounded up to whole cache lines
+assert OBS + OBS_SIZE <= WIDTH
+OVER = -1  #: ``bits[i]`` of a finished game
+
+# --- tables (frozen into the kernels as constants) ----------------------------
+_RANK = np.array(RANK, dtype=np.int64)
+_ACES = np.array(ACES, dtype=np.int64)
+_NON_ACES = np.array(NON_ACES, dtype=np.int8)
+#: ``_MERGE_PAIRS[m, j]`` = (upper, lower) of merge ``m``'s ``j``-th pair; ``_MERGE_COUNT[m]`` pairs.
+_MERGE_PAIRS = np.zeros((len(MERGES), 2, 2), dtype=np.int64)
+_MERGE_COUNT = np.array([len(pairs) for pairs in MERGES], dtype=np.int64)
+for _m, _pairs in enumerate(MERGES):
+    _MERGE_PAIRS[_m, : len(_pairs)] = _pairs
+#: ``_MERGE_BITS[nonempty]``: the merge actions allowed when the packets in ``nonempty`` (bit k) hold cards.
+_MERGE_BITS = np.array(
+    [
+        sum(
+            1 << (MERGE + m)
+            for m, pairs in enumerate(MERGES)
+            if all(nonempty >> x & 1 and nonempty >> y & 1 for x, y in pairs)
+        )
+        for nonempty in range(16)
+    ],
+    dtype=np.int64,
+)
+#: ``_SPREAD[b]``: byte ``b``'s eight bits as the eight bytes of a uint64 (0 or 1 each, low bit first).
+_SPREAD = np.array([sum((b >> j & 1) << (8 * j) for j in range(8)) for b in range(256)], dtype=np.uint64)
+_P_PACK, _P_HAND, _P_FOUND, _P_CORNER, _P_TOP, _P_POS = 0, 1, 2, 6, 10, 11
+_PLANES_TAIL = 52 * PLANE_WIDTH
+#: Planes of a position with every card in the pack (each card's "in pack" flag set).
+_PLANES_PACK = np.zeros(_PLANES_TAIL, dtype=np.float32)
+_PLANES_PACK[_P_PACK::PLANE_WIDTH] = 1.0
+#: The planes' position value of the ``j``-th card of a packet (float32 as the single env rounds it).
+_POSITION = np.array([j / (PACK_SIZE - 1) for j in range(PACK_SIZE)], dtype=np.float32)
+#: ``_PILE_A[c]``, ``_PILE_B[c]``: the two foundations of card ``c``'s colour.
+_PILE_A = np.array([FOUNDATION_RED.index(RED[c]) for c in range(52)], dtype=np.int64)
+_PILE_B = np.array([3 - FOUNDATION_RED[::-1].index(RED[c]) for c in range(52)], dtype=np.int64)
+
+
+# --- rules --------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _fit(g: np.ndarray, i: int, card: int) -> int:
+    """Bit ``f`` set where ``card`` fits foundation ``f`` now (branch-free: the two piles of its colour)."""
+    rank = _RANK[card]
+    f = _PILE_A[card]
+    h = _PILE_B[card]
+    return (g[i, NEED + f] == rank) << f | (g[i, NEED + h] == rank) << h
+
+
+@njit(cache=True, inline="always")
+def _nonempty(g: np.ndarray, i: int) -> int:
+    """Bit ``k`` set where packet ``k`` holds cards."""
+    return (g[i, LEN] > 0) | (g[i, LEN + 1] > 0) << 1 | (g[i, LEN + 2] > 0) << 2 | (g[i, LEN + 3] > 0) << 3
+
+
+@njit(cache=True, inline="always")
+def _legal_bits(g: np.ndarray, i: int, forced: bool) -> int:
+    """The single env's ``_refresh``: ``OVER`` where ``PussInTheCorner.is_over``, else its ``_bits``."""
+    if g[i, SCORE] == 52:
+        return OVER
+    hand = g[i, HAND]
+    if hand >= 0:
+        fits = _fit(g, i, hand)
+        bits = fits << TO_FOUNDATION
+        if not (fits != 0 and forced):
+            bits |= 0b1111 << TO_CORNER
+        if g[i, SEVEN]:
+            bits |= _MERGE_BITS[_nonempty(g, i)]
+        return bits
+    if g[i, RLEN] > 0:
+        return _nonempty(g, i) << TAKE
+    bits = 0  # packet tops onto the foundations
+    for k in range(4):  # branch-free: an empty packet's "top" (slot 0, card -1 read as 0) counts for nothing
+        n = g[i, LEN + k]
+        top = max(g[i, CORNERS + PACK_SIZE * k + max(n - 1, 0)] - 1, 0)
+        bits |= (_fit(g, i, top) * (n > 0)) << (CORNER_TO_FOUNDATION + 4 * k)
+    if g[i, POS] < g[i, PACK_LEN]:
+        bits |= 1 << DEAL
+    elif g[i, PASS] == 1:
+        bits |= _nonempty(g, i) << TAKE
+    elif bits == 0:  # the second pass is out and nothing plays: the game is over
+        return OVER
+    if g[i, SEVEN]:
+        bits |= _MERGE_BITS[_nonempty(g, i)]
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _set_obs(g: np.ndarray, i: int, slot: int, value: int) -> None:
+    g[i, OBS + slot] = value
+
+
+@njit(cache=True, inline="always")
+def _to_foundation(g: np.ndarray, i: int, f: int, card: int) -> None:
+    rank = _RANK[card]
+    _set_obs(g, i, f * FOUNDATION_SLOTS + rank - 1, card + 1)
+    g[i, SCORE] += 1
+    g[i, NEED + f] = rank + 1
+
+
+@njit(cache=True, inline="always")
+def _hand_placed(g: np.ndarray, i: int, sevens_after: bool) -> None:
+    g[i, HAND] = -1
+    _set_obs(g, i, OBS_HAND, 0)
+    _set_obs(g, i, OBS_PHASE, FREE)
+    if g[i, SEVEN] and not sevens_after:
+        g[i, SEVEN] = 0
+        _set_obs(g, i, OBS_SEVEN, 0)
+
+
+@njit(cache=True, inline="always")
+def _merge(g: np.ndarray, i: int, upper: int, lower: int) -> None:
+    """Put packet ``upper`` on packet ``lower``, keeping both in order."""
+    n = g[i, LEN + upper]
+    start = g[i, LEN + lower]
+    for j in range(n):
+        g[i, CORNERS + PACK_SIZE * lower + start + j] = g[i, CORNERS + PACK_SIZE * upper + j]
+        g[i, CORNERS + PACK_SIZE * upper + j] = 0
+    g[i, LEN + lower] = start + n
+    g[i, LEN + upper] = 0
+
+
+@njit(cache=True, inline="always")
+def _take_up(g: np.ndarray, i: int, k: int) -> None:
+    """Take packet ``k`` up next; the last packet left follows at once, and the second pass starts."""
+    g[i, SEVEN] = 0
+    _set_obs(g, i, OBS_SEVEN, 0)
+    for _ in range(2):
+        r = g[i, RLEN]
+        n = g[i, LEN + k]
+        for j in range(n):  # the pack is out: its place holds the cards taken up
+            g[i, PACK + r + j] = g[i, CORNERS + PACK_SIZE * k + j] - 1
+            g[i, CORNERS + PACK_SIZE * k + j] = 0
+        g[i, RLEN] = r + n
+        g[i, LEN + k] = 0
+        left = 0
+        last = -1
+        for c in range(4):
+            if g[i, LEN + c] > 0:
+                left += 1
+                last = c
+        if left != 1:
+            break
+        k = last
+    if g[i, LEN] or g[i, LEN + 1] or g[i, LEN + 2] or g[i, LEN + 3]:
+        _set_obs(g, i, OBS_PHASE, REDEAL)
+        _set_obs(g, i, OBS_PACK, g[i, RLEN])
+        return
+    n = g[i, RLEN]
+    g[i, PACK_LEN] = n
+    g[i, POS] = 0
+    g[i, RLEN] = 0
+    g[i, PASS] = 2
+    _set_obs(g, i, OBS_PASS, 2)
+    _set_obs(g, i, OBS_PHASE, FREE)
+    _set_obs(g, i, OBS_PACK, n)
+
+
+@njit(cache=True, inline="always")
+def _apply(g: np.ndarray, i: int, action: int, sevens_after: bool) -> float:
+    """``PussInTheCorner.apply`` of a legal ``action`` in env ``i``; its reward."""
+    if action == DEAL:
+        card = g[i, PACK + g[i, POS]]
+        g[i, POS] += 1
+        g[i, HAND] = card
+        seven = _RANK[card] == 7
+        g[i, SEVEN] = seven
+        _set_obs(g, i, OBS_HAND, card + 1)
+        _set_obs(g, i, OBS_PACK, g[i, PACK_LEN] - g[i, POS])
+        _set_obs(g, i, OBS_PHASE, PLACE)
+        _set_obs(g, i, OBS_SEVEN, seven)
+        return 0.0
+    if action < TO_FOUNDATION:
+        k = action - TO_CORNER
+        n = g[i, LEN + k]
+        g[i, CORNERS + PACK_SIZE * k + n] = g[i, HAND] + 1
+        g[i, LEN + k] = n + 1
+        _hand_placed(g, i, sevens_after)
+        return 0.0
+    if action < CORNER_TO_FOUNDATION:
+        _to_foundation(g, i, action - TO_FOUNDATION, g[i, HAND])
+        _hand_placed(g, i, sevens_after)
+        return 1.0
+    if action < MERGE:
+        k = (action - CORNER_TO_FOUNDATION) // 4
+        n = g[i, LEN + k] - 1
+        g[i, LEN + k] = n
+        card = g[i, CORNERS + PACK_SIZE * k + n] - 1
+        g[i, CORNERS + PACK_SIZE * k + n] = 0
+        _to_foundation(g, i, (action - CORNER_TO_FOUNDATION) % 4, card)
+        return 1.0
+    if action < TAKE:
+        m = action - MERGE
+        for j in range(_MERGE_COUNT[m]):
+            _merge(g, i, _MERGE_PAIRS[m, j, 0], _MERGE_PAIRS[m, j, 1])
+        g[i, SEVEN] = 0
+        _set_obs(g, i, OBS_SEVEN, 0)
+        return 0.0
+    _take_up(g, i, action - TAKE)
+    return 0.0
+
+
+@njit(cache=True, inline="always")
+def _start(g: np.ndarray, i: int) -> None:
+    """Env ``i``'s first position for the pack in its row: the Aces out, the packets empty."""
+    g[i, :PACK] = 0
+    g[i, OBS:] = 0
+    for f in range(4):
+        g[i, NEED + f] = 2
+        _set_obs(g, i, f * FOUNDATION_SLOTS, _ACES[f] + 1)
+    g[i, PACK_LEN] = PACK_SIZE
+    g[i, HAND] = -1
+    g[i, PASS] = 1
+    g[i, SCORE] = 4
+    _set_obs(g, i, OBS_PACK, PACK_SIZE)
+    _set_obs(g, i, OBS_PASS, 1)
+
+
+# --- kernels --------------------------------------------------------------------
+@njit(cache=True)
+def _deal_kernel(g: np.ndarray, bits: np.ndarray, rng_states: np.ndarray, which: np.ndarray, forced: bool) -> None:
+    """``PussInTheCorner.init(rng)`` in every env with ``which``: the pack ``NON_ACES[rng.permutation(48)]``."""
+    order = np.empty(PACK_SIZE, dtype=np.int64)
+    for i in range(which.shape[0]):
+        if which[i]:
+            vrng.permute(rng_states, i, order)
+            for j in range(PACK_SIZE):
+                g[i, PACK + j] = _NON_ACES[order[j]]
+            _start(g, i)
+            bits[i] = _legal_bits(g, i, forced)
+
+
+@njit(cache=True)
+def _given_deal_kernel(g: np.ndarray, bits: np.ndarray, rows: np.ndarray, packs: np.ndarray, forced: bool) -> None:
+    """``PussInTheCorner.from_deal``: env ``rows[r]`` gets the pack ``packs[r]`` (top first)."""
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        for j in range(PACK_SIZE):
+            g[i, PACK + j] = packs[r, j]
+        _start(g, i)
+        bits[i] = _legal_bits(g, i, forced)
+
+
+@njit(cache=True)
+def _step_kernel(
+    g: np.ndarray, bits: np.ndarray, actions: np.ndarray, forced: bool, sevens_after: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The single env's ``step`` in every env: (reward, terminated, illegal).
+
+    A masked-out or out-of-range action changes nothing and costs -1, as ``illegal_action="penalize"``.
+    """
+    n = actions.shape[0]
+    reward = np.empty(n, dtype=np.float64)
+    terminated = np.empty(n, dtype=np.bool_)
+    illegal = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        a = actions[i]
+        b = bits[i]
+        if a < 0 or a >= NUM_ACTIONS or b == OVER or (b >> a) & 1 == 0:
+            reward[i] = -1.0
+            illegal[i] = True
+        else:
+            reward[i] = _apply(g, i, a, sevens_after)
+            illegal[i] = False
+            b = _legal_bits(g, i, forced)
+            bits[i] = b
+        terminated[i] = b == OVER
+    return reward, terminated, illegal
+
+
+@njit(cache=True)
+def _masks_kernel(bits: np.ndarray) -> np.ndarray:
+    """The masks as uint8 [N * NUM_ACTIONS] (0 where ``OVER``), eight actions per table look-up."""
+    n = bits.shape[0]
+    out = np.empty(n * NUM_ACTIONS, dtype=np.uint8)
+    for i in range(n):
+        b = bits[i] if bits[i] != OVER else 0
+        base = i * NUM_ACTIONS
+        for q in range(NUM_ACTIONS // 8):
+            bytes8 = _SPREAD[(b >> (8 * q)) & 255]
+            for j in range(8):
+                out[base + 8 * q + j] = (bytes8 >> np.uint64(8 * j)) & np.uint64(255)
+        for a in range(NUM_ACTIONS // 8 * 8, NUM_ACTIONS):
+            out[base + a] = (b >> a) & 1
+    return out
+
+
+@njit(cache=True)
+def _ids_kernel(g: np.ndarray) -> np.ndarray:
+    """The "ids" observations, int8 [N, OBS_SIZE] (a plain loop copies faster than numpy's strided copy)."""
+    out = np.empty((g.shape[0], OBS_SIZE), dtype=np.int8)
+    for i in range(g.shape[0]):
+        for j in range(OBS_SIZE):
+            out[i, j] = g[i, OBS + j]
+    return out
+
+
+@njit(cache=True)
+def _planes_kernel(g: np.ndarray, out: np.ndarray) -> None:
+    """``PussInTheCorner._observe_planes`` of every env, every value written."""
+    for i in range(g.shape[0]):
+        for j in range(_PLANES_TAIL):
+            out[i, j] = _PLANES_PACK[j]
+        for f in range(4):
+            for r in range(g[i, NEED + f] - 1):
+                base = (g[i, OBS + f * FOUNDATION_SLOTS + r] - 1) * PLANE_WIDTH
+                out[i, base + _P_PACK] = 0.0
+                out[i, base + _P_FOUND + f] = 1.0
+        for k in range(4):
+            n = g[i, LEN + k]
+            for j in range(n):
+                base = (g[i, CORNERS + PACK_SIZE * k + j] - 1) * PLANE_WIDTH
+                out[i, base + _P_PACK] = 0.0
+                out[i, base + _P_CORNER + k] = 1.0
+                out[i, base + _P_POS] = _POSITION[j]
+            if n > 0:
+                out[i, (g[i, CORNERS + PACK_SIZE * k + n - 1] - 1) * PLANE_WIDTH + _P_TOP] = 1.0
+        hand = g[i, HAND]
+        if hand >= 0:
+            out[i, hand * PLANE_WIDTH + _P_PACK] = 0.0
+            out[i, hand * PLANE_WIDTH + _P_HAND] = 1.0
+        phase = g[i, OBS + OBS_PHASE]
+        out[i, _PLANES_TAIL] = g[i, OBS + OBS_PACK] / PACK_SIZE
+        out[i, _PLANES_TAIL + 1] = g[i, PASS] == 2
+        out[i, _PLANES_TAIL + 2] = phase == FREE
+        out[i, _PLANES_TAIL + 3] = phase == PLACE
+        out[i, _PLANES_TAIL + 4] = phase == REDEAL
+        out[i, _PLANES_TAIL + 5] = g[i, SEVEN] != 0
+
+
+# --- the batched game ---------------------------------------------------------
+class BatchedPuss(BatchedGame):
+    """``patience_gym/PussInTheCorner-v0`` for ``num_envs`` games at once (``ids`` and ``planes``)."""
+
+    env_id = "patience_gym/PussInTheCorner-v0"
+    game_name = "puss_in_the_corner"
+    encodings = ("ids", "planes")
+
+    def __init__(self, num_envs: int, obs_encoding: str | None = None, **rule_options: Any) -> None:
+        super().__init__(num_envs, obs_encoding, **rule_options)
+        self._forced = bool(self.options.forced_foundation)
+        self._sevens_after = bool(self.options.sevens_after_placing)
+        self._g = np.zeros((self.num_envs, WIDTH), dtype=np.int8)
+        self._bits = np.full(self.num_envs, OVER, dtype=np.int64)
+        self._dealt = np.zeros(self.num_envs, dtype=np.bool_)
+        self._all_dealt = False
+        self._masks: np.ndarray | None = None  # made on demand, dropped by every change
+
+    def reset(self, which: np.ndarray) -> None:
+        which = self._check_vector(which, "which", np.bool_)
+        _deal_kernel(self._g, self._bits, self.rng_states, which, self._forced)
+        self._changed(which)
+
+    def deal(self, which: np.ndarray, packs: np.ndarray) -> None:
+        """Deal ``packs[r]`` (the 48 non-Ace card ids, top first) in the ``r``-th env with ``which``,
+        as the single env's ``reset(options={"deal": ...})`` does; the envs' RNGs are untouched."""
+        which = self._check_vector(which, "which", np.bool_)
+        rows = np.flatnonzero(which)
+        packs = np.asarray(packs)
+        if packs.shape != (len(rows), PACK_SIZE) or packs.dtype.kind not in "iu":
+            raise ValueError(
+                f"packs must be an integer array of shape ({len(rows)}, {PACK_SIZE}), one pack per env dealt; "
+                f"got {packs.dtype} {packs.shape}"
+            )
+        for r, row in enumerate(packs):
+            if not np.array_equal(np.sort(row), _NON_ACES):
+                raise ValueError(f"packs[{r}] must hold the 48 cards other than the Aces once each (card ids 0..51)")
+        _given_deal_kernel(self._g, self._bits, rows, packs.astype(np.int8), self._forced)
+        self._changed(which)
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        actions = self._check_vector(actions, "actions", np.int64)
+        if not self._all_dealt:
+            missing = np.flatnonzero(~self._dealt)[:5].tolist()
+            raise RuntimeError(f"call reset() on every env before step(); envs {missing} have no game yet")
+        result: tuple[np.ndarray, np.ndarray, np.ndarray] = _step_kernel(
+            self._g, self._bits, actions, self._forced, self._sevens_after
+        )
+        self._masks = None
+        return result
+
+    def masks(self) -> np.ndarray:
+        """Legal actions, bool [N, 53]; the same array until the next step or reset (do not write to it)."""
+        if self._masks is None:
+            self._masks = _masks_kernel(self._bits).reshape(self.num_envs, NUM_ACTIONS).view(np.bool_)
+        return self._masks
+
+    def observe(self) -> np.ndarray:
+        if self.obs_encoding == "ids":
+            ids: np.ndarray = _ids_kernel(self._g)
+            return ids
+        out = np.empty((self.num_envs, PLANES_SIZE), dtype=np.float32)
+        _planes_kernel(self._g, out)
+        return out
+
+    def scores(self) -> np.ndarray:
+        return self._g[:, SCORE].astype(np.float64)
+
+    def won(self) -> np.ndarray:
+        return self._g[:, SCORE] == 52
+
+    def _changed(self, which: np.ndarray) -> None:
+        self._masks = None
+        if not self._all_dealt:
+            self._dealt |= which
+            self._all_dealt = bool(self._dealt.all())
+
+    def _check_vector(self, value: Any, name: str, dtype: type) -> np.ndarray:
+        """``value`` as a [num_envs] array of ``dtype``; a clear error naming a wrong shape or dtype."""
+        arr = np.asarray(value)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"{name} must have shape ({self.num_envs},), got {arr.shape}")
+        if dtype is np.bool_ and arr.dtype != np.bool_:
+            raise TypeError(f"{name} must be bool, got dtype {arr.dtype}")
+        if dtype is not np.bool_ and (arr.dtype == np.bool_ or arr.dtype.kind not in "iu"):
+            raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
+        return np.ascontiguousarray(arr, dtype=dtype)
+
+
+def PussInTheCornerEnv(num_envs: int = 1, **kwargs: Any) -> Any:
+    """``vector_entry_point`` of ``patience_gym/PussInTheCorner-v0``: a ``BatchedVectorEnv`` over ``BatchedPuss``."""
+    return make_vector_env(BatchedPuss, num_envs, **kwargs)
