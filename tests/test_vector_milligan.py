@@ -66,7 +66,9 @@ def play_both(
     seeds = [seed * 1000 + i for i in range(n_envs)]
     batched.seed(seeds)
     batched.reset(np.ones(n_envs, dtype=bool))
-    obs = [env.reset(seed=s)[0] for env, s in zip(singles, seeds)]
+    first = [env.reset(seed=s) for env, s in zip(singles, seeds)]
+    obs = [o for o, _ in first]
+    single_masks = [info["action_mask"] for _, info in first]
     rng = np.random.default_rng(seed)
     hold_deal = rng.random(n_envs) < 0.7
     finished = np.zeros(n_envs, dtype=np.int64)
@@ -77,7 +79,7 @@ def play_both(
         assert got.shape == (n_envs, *batched.single_observation_space.shape)
         assert np.array_equal(got, np.stack(obs))
         masks = batched.masks().copy()
-        assert np.array_equal(masks, np.stack([env.unwrapped.action_masks() for env in singles]))
+        assert np.array_equal(masks, np.stack(single_masks).astype(bool))
         counts["masked_repeat"] += _repeats_masked(singles[:3])
         actions = _choose(rng, masks, hold_deal)
         reward, terminated, illegal = batched.step(actions)
@@ -90,12 +92,14 @@ def play_both(
             assert info["stock_left"] == infos["stock_left"][i]
             assert info["idle_moves_left"] == infos["idle_moves_left"][i]
             counts["idle_limit"] += info["idle_moves_left"] == 0
+            single_masks[i] = info["action_mask"]
             if term:
                 done[i] = True
                 finished[i] += 1
                 counts["games"] += 1
                 counts["won"] += int(info["won"])
-                obs[i], _ = env.reset()
+                obs[i], info = env.reset()
+                single_masks[i] = info["action_mask"]
         counts["steps"] += n_envs
         counts["illegal"] += int(illegal.sum())
         if done.any():
