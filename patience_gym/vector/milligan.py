@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from patience_gym.games.milligan import IDLE_LIMIT, MilliganGame
+from patience_gym.games.milligan import IDLE_LIMIT, OBS_SIZE, MilliganGame
 from patience_gym.games.milligan_tables import MAX_COLUMN, MAX_RUN, MAX_STOCK, NUM_ACTIONS, NUM_COLUMNS, TOTAL_CARDS
 from patience_gym.vector import milligan_kernels as K
 from patience_gym.vector.base import BatchedGame, make_vector_env
@@ -41,12 +41,15 @@ class BatchedMilligan(BatchedGame):
         self._cols = np.zeros((n, NUM_COLUMNS, MAX_COLUMN), dtype=np.int8)
         self._clen = np.zeros((n, NUM_COLUMNS), dtype=np.int64)
         self._runs = np.zeros((n, NUM_COLUMNS), dtype=np.int64)
+        self._tops = np.full((n, NUM_COLUMNS), -1, dtype=np.int8)
         self._found = np.zeros((n, NUM_COLUMNS), dtype=np.int64)
         self._stock = np.zeros((n, MAX_STOCK), dtype=np.int8)
         self._res = np.zeros((n, MAX_RUN), dtype=np.int8)
         self._sc = np.zeros((n, K.NUM_SCALARS), dtype=np.int64)
         self._hash = np.zeros(n, dtype=np.uint64)
-        self._seen = np.zeros((n, K.SEEN_CAP), dtype=np.uint64)
+        #: The "ids" observation, kept up to date by the kernels (as the single env keeps its own).
+        self._ids = np.zeros((n, OBS_SIZE), dtype=np.int8)
+        self._seen = np.zeros((n, K.SEEN_CAP + 1), dtype=np.uint64)
         self._masks = np.zeros((n, NUM_ACTIONS), dtype=bool)
         #: The kernels' common arguments: the state, the masks, the fingerprint keys, the variant.
         self._args: tuple[Any, ...] = (*self._state(), self._masks, *self._tables, *self._params)
@@ -75,12 +78,10 @@ class BatchedMilligan(BatchedGame):
         return self._masks
 
     def observe(self) -> np.ndarray:
-        space = self.single_observation_space
-        out = np.empty((self.num_envs, *space.shape), dtype=space.dtype)
         if self.obs_encoding == "ids":
-            K.observe_ids(self._cols, self._clen, self._found, self._res, self._sc, out)
-        else:
-            K.observe_planes(self._cols, self._clen, self._runs, self._found, self._res, self._sc, out)
+            return self._ids.copy()
+        out = np.empty((self.num_envs, *self.single_observation_space.shape), dtype=np.float32)
+        K.observe_planes(self._cols, self._clen, self._runs, self._found, self._res, self._sc, out)
         return out
 
     def scores(self) -> np.ndarray:
@@ -100,12 +101,14 @@ class BatchedMilligan(BatchedGame):
             self._cols,
             self._clen,
             self._runs,
+            self._tops,
             self._found,
             self._stock,
             self._res,
             self._sc,
             self._hash,
             self._seen,
+            self._ids,
         )
 
 

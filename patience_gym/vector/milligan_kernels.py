@@ -8,7 +8,7 @@ same 64-bit Zobrist fingerprints, over array state for N games.
 State of game ``e`` (all arrays have N rows):
 
 * ``cols[e, j, r]``: card at row ``r`` (0 = deepest) of column ``j``; ``clen[e, j]`` its length,
-  ``runs[e, j]`` the length of the built sequence at its foot.
+  ``runs[e, j]`` the length of the built sequence at its foot, ``tops[e, j]`` its exposed card (-1: empty).
 * ``found[e, s]``: height of foundation slot ``s`` (suit ``s // 2``).
 * ``stock[e, :]``: the 96 stock cards in dealing order; ``sc[e, POS]`` of them are dealt.
 * ``res[e, :sc[e, NRES]]``: the reserve (waived cards or pocket), deepest first; ``sc[e, ORIGIN]``
@@ -55,6 +55,10 @@ POS, NRES, ORIGIN, BEST, IDLE, TOTAL, NSEEN, NLEGAL = range(8)
 NUM_SCALARS = 8
 #: Room for the fingerprints between two progress events (the position after each idle move, and the first).
 SEEN_CAP = IDLE_LIMIT + 1
+#: Column of ``seen`` after the fingerprints: a 64-bit filter, bit ``h >> 58`` set for each fingerprint ``h`` held.
+FILTER = SEEN_CAP
+_ONE = np.uint64(1)
+_TOP6 = np.uint64(58)
 
 R_SLOT = NUM_COLUMNS  # fingerprint slot of the reserve
 OBS_FOUNDATIONS = NUM_COLUMNS * MAX_COLUMN
@@ -84,7 +88,7 @@ def _fits(upper: int, lower: int) -> bool:
     return lower % 13 == upper % 13 - 1 and _red(lower) != _red(upper)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _moved_delta(src, n, k, si, dj, dst_row, zc):  # type: ignore[no-untyped-def]
     """Fingerprint change of moving the last ``k`` of ``src[:n]`` (slot ``si``) to slot ``dj`` from ``dst_row``."""
     d = np.uint64(0)
@@ -94,8 +98,10 @@ def _moved_delta(src, n, k, si, dj, dst_row, zc):  # type: ignore[no-untyped-def
     return d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _unseen(seen, e, nseen, d):  # type: ignore[no-untyped-def]
+    if not (seen[e, FILTER] >> (d >> _TOP6)) & _ONE:
+        return True
     for t in range(nseen):  # noqa: SIM110 (a loop numba compiles tight)
         if seen[e, t] == d:
             return False
@@ -113,7 +119,7 @@ def _foot_run(col, n):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def legal_one(e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down):  # type: ignore[no-untyped-def]
+def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down):  # type: ignore[no-untyped-def]
     """Fill ``mask[e]`` with the legal actions of game ``e``; store and return their number.
 
     The exposed cards' ranks, one bit each, by colour (``rb_red``, ``rb_black``) let most sources
@@ -148,7 +154,7 @@ def legal_one(e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, 
         if n == 0:
             nempty += 1
             continue
-        c = np.int64(cols[e, i, n - 1])
+        c = np.int64(tops[e, i])
         r = c % 13
         if _red(c):
             rb_red |= 1 << r
@@ -193,7 +199,7 @@ def legal_one(e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, 
                 continue
             n = clen[e, i]
             col = cols[e, i]
-            foot = np.int64(col[n - 1])
+            foot = np.int64(tops[e, i])
             frank = foot % 13
             fred = _red(foot)
             span = (((1 << run) - 1) << (frank + 1)) & 0x1FFF
@@ -205,7 +211,7 @@ def legal_one(e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, 
                     mj = clen[e, j]
                     if j == i or mj == 0:
                         continue
-                    t = np.int64(cols[e, j, mj - 1])
+                    t = np.int64(tops[e, j])
                     k = t % 13 - frank
                     if k < 1 or k > run or (_red(t) != fred) != (k % 2 == 1):
                         continue
@@ -243,7 +249,7 @@ def legal_one(e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, 
                         continue
                     for j in range(NUM_COLUMNS):
                         mj = clen[e, j]
-                        ok = _fits(cols[e, j, mj - 1], head) if mj else vacancy_any or hrank == 12
+                        ok = _fits(tops[e, j], head) if mj else vacancy_any or hrank == 12
                         if k == nres and j == origin:
                             ok = True  # restoring the waived cards, fitting or not
                         if not ok:
@@ -288,7 +294,7 @@ def legal_one(e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, 
                     continue
                 for j in range(NUM_COLUMNS):
                     mj = clen[e, j]
-                    ok = _fits(cols[e, j, mj - 1], c) if mj else into_empty
+                    ok = _fits(tops[e, j], c) if mj else into_empty
                     if not ok:
                         continue
                     if check:
@@ -303,33 +309,39 @@ def legal_one(e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, 
 
 
 @njit(cache=True)
-def _move(e, cols, clen, runs, res, sc, si, dj, k, h, zc):  # type: ignore[no-untyped-def]
+def _move(e, cols, clen, runs, tops, res, sc, ids, si, dj, k, h, zc):  # type: ignore[no-untyped-def]
     """Move the last ``k`` cards of slot ``si`` to slot ``dj`` (slot 8: the reserve); the new fingerprint."""
     src = res[e] if si == R_SLOT else cols[e, si]
     dst = res[e] if dj == R_SLOT else cols[e, dj]
     n = sc[e, NRES] if si == R_SLOT else clen[e, si]
     m = sc[e, NRES] if dj == R_SLOT else clen[e, dj]
     fit = m > 0 and _fits(dst[m - 1], src[n - k])
+    ob_s = OBS_RESERVE if si == R_SLOT else si * MAX_COLUMN
+    ob_d = OBS_RESERVE if dj == R_SLOT else dj * MAX_COLUMN
     for t in range(k):
         c = src[n - k + t]
         h ^= zc[si, n - k + t, c] ^ zc[dj, m + t, c]
         dst[m + t] = c
+        ids[e, ob_s + n - k + t] = 0
+        ids[e, ob_d + m + t] = c + 1
     if si == R_SLOT:
         sc[e, NRES] = n - k
     else:
         clen[e, si] = n - k
+        tops[e, si] = src[n - k - 1] if n > k else -1
         run = runs[e, si]
         runs[e, si] = run - k if run > k else _foot_run(src, n - k)
     if dj == R_SLOT:
         sc[e, NRES] = m + k
     else:
         clen[e, dj] = m + k
+        tops[e, dj] = dst[m + k - 1]
         runs[e, dj] = runs[e, dj] + k if fit else k
     return h
 
 
 @njit(cache=True)
-def apply_one(e, a, cols, clen, runs, found, stock, res, sc, hsh, seen, zc, zf, zo, rkind):  # type: ignore[no-untyped-def]
+def apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind):  # type: ignore[no-untyped-def]
     """Play the legal action ``a`` in game ``e``; its reward."""
     h = hsh[e]
     reward = 0.0
@@ -338,34 +350,40 @@ def apply_one(e, a, cols, clen, runs, found, stock, res, sc, hsh, seen, zc, zf, 
         rest = a % ((NUM_COLUMNS - 1) * MAX_RUN)
         jj = rest // MAX_RUN
         j = jj if jj < i else jj + 1
-        h = _move(e, cols, clen, runs, res, sc, i, j, rest % MAX_RUN + 1, h, zc)
+        h = _move(e, cols, clen, runs, tops, res, sc, ids, i, j, rest % MAX_RUN + 1, h, zc)
     elif a < CR:  # reserve to column
         j = (a - RC) // MAX_RUN
-        h = _move(e, cols, clen, runs, res, sc, R_SLOT, j, (a - RC) % MAX_RUN + 1, h, zc)
+        h = _move(e, cols, clen, runs, tops, res, sc, ids, R_SLOT, j, (a - RC) % MAX_RUN + 1, h, zc)
         if sc[e, NRES] == 0:
             h ^= zo[sc[e, ORIGIN] + 1] ^ zo[0]
             sc[e, ORIGIN] = -1
+            ids[e, OBS_ORIGIN] = 0
     elif a < CF:  # column to reserve
         i = (a - CR) // MAX_RUN
-        h = _move(e, cols, clen, runs, res, sc, i, R_SLOT, (a - CR) % MAX_RUN + 1, h, zc)
+        h = _move(e, cols, clen, runs, tops, res, sc, ids, i, R_SLOT, (a - CR) % MAX_RUN + 1, h, zc)
         if rkind == 1:
             h ^= zo[0] ^ zo[i + 1]
             sc[e, ORIGIN] = i
+            ids[e, OBS_ORIGIN] = i + 1
     elif a < FC:  # column or reserve to a foundation
         if a == RF:
             n = sc[e, NRES] - 1
             c = res[e, n]
             sc[e, NRES] = n
             h ^= zc[R_SLOT, n, c]
+            ids[e, OBS_RESERVE + n] = 0
             if n == 0:
                 h ^= zo[sc[e, ORIGIN] + 1] ^ zo[0]
                 sc[e, ORIGIN] = -1
+                ids[e, OBS_ORIGIN] = 0
         else:
             i = a - CF
             n = clen[e, i] - 1
             c = cols[e, i, n]
             clen[e, i] = n
+            tops[e, i] = cols[e, i, n - 1] if n else -1
             h ^= zc[i, n, c]
+            ids[e, i * MAX_COLUMN + n] = 0
             run = runs[e, i]
             runs[e, i] = run - 1 if run > 1 else _foot_run(cols[e, i], n)
         r = c % 13
@@ -374,6 +392,7 @@ def apply_one(e, a, cols, clen, runs, found, stock, res, sc, hsh, seen, zc, zf, 
             s += 1
         found[e, s] = r + 1
         h ^= zf[s, r] ^ zf[s, r + 1]
+        ids[e, OBS_FOUNDATIONS + s] = c + 1
         sc[e, TOTAL] += 1
         reward = 1.0
     elif a < DEAL:  # foundation top to a column
@@ -382,12 +401,15 @@ def apply_one(e, a, cols, clen, runs, found, stock, res, sc, hsh, seen, zc, zf, 
         height = found[e, s]
         c = (s >> 1) * 13 + height - 1
         found[e, s] = height - 1
+        ids[e, OBS_FOUNDATIONS + s] = c if height > 1 else 0
         sc[e, TOTAL] -= 1
         h ^= zf[s, height] ^ zf[s, height - 1]
         m = clen[e, j]
         runs[e, j] = runs[e, j] + 1 if m and _fits(cols[e, j, m - 1], c) else 1
         cols[e, j, m] = c
         clen[e, j] = m + 1
+        tops[e, j] = c
+        ids[e, j * MAX_COLUMN + m] = c + 1
         h ^= zc[j, m, c]
         reward = -1.0
     else:  # deal
@@ -398,27 +420,34 @@ def apply_one(e, a, cols, clen, runs, found, stock, res, sc, hsh, seen, zc, zf, 
             runs[e, j] = runs[e, j] + 1 if m and _fits(cols[e, j, m - 1], c) else 1
             cols[e, j, m] = c
             clen[e, j] = m + 1
+            tops[e, j] = c
+            ids[e, j * MAX_COLUMN + m] = c + 1
             h ^= zc[j, m, c]
         sc[e, POS] = pos + NUM_COLUMNS
+        ids[e, OBS_STOCK] = MAX_STOCK - pos - NUM_COLUMNS
     hsh[e] = h
     total = sc[e, TOTAL]
     if a == DEAL or total > sc[e, BEST]:
         if total > sc[e, BEST]:
             sc[e, BEST] = total
+            ids[e, OBS_BEST] = total
         sc[e, IDLE] = 0
         seen[e, 0] = h
+        seen[e, FILTER] = _ONE << (h >> _TOP6)
         sc[e, NSEEN] = 1
     else:
         sc[e, IDLE] += 1
         if _unseen(seen, e, sc[e, NSEEN], h):  # a set: the same fingerprint is kept once
             seen[e, sc[e, NSEEN]] = h
+            seen[e, FILTER] |= _ONE << (h >> _TOP6)
             sc[e, NSEEN] += 1
+    ids[e, OBS_IDLE] = IDLE_LIMIT - sc[e, IDLE]
     return reward
 
 
 @njit(cache=True)
 def step_kernel(  # type: ignore[no-untyped-def]
-    actions, reward, terminated, illegal, cols, clen, runs, found, stock, res, sc, hsh, seen, mask,
+    actions, reward, terminated, illegal, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask,
     zc, zf, zo, vacancy_any, rkind, maxres, down,
 ):  # fmt: skip
     """Step every game; an illegal or out-of-range action leaves its game unchanged with reward -1."""
@@ -429,18 +458,18 @@ def step_kernel(  # type: ignore[no-untyped-def]
             illegal[e] = True
             terminated[e] = sc[e, NLEGAL] == 0
             continue
-        reward[e] = apply_one(e, a, cols, clen, runs, found, stock, res, sc, hsh, seen, zc, zf, zo, rkind)
+        reward[e] = apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind)
         illegal[e] = False
         n = legal_one(
-            e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down
+            e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down
         )
         terminated[e] = n == 0
 
 
 @njit(cache=True)
 def reset_kernel(  # type: ignore[no-untyped-def]
-    rng_states, which, cols, clen, runs, found, stock, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres,
-    down,
+    rng_states, which, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask,
+    zc, zf, zo, vacancy_any, rkind, maxres, down,
 ):  # fmt: skip
     """Deal a new game in every game ``e`` with ``which[e]``, drawn from its RNG as ``Game.init`` draws it."""
     deck = np.empty(TOTAL_CARDS, dtype=np.int64)
@@ -448,10 +477,15 @@ def reset_kernel(  # type: ignore[no-untyped-def]
         if not which[e]:
             continue
         permute(rng_states, e, deck)  # shuffled_deck(rng, 2): two packs, card i % 52 at position i
+        ids[e, :] = 0
+        ids[e, OBS_STOCK] = MAX_STOCK
+        ids[e, OBS_IDLE] = IDLE_LIMIT
         h = zo[0]
         for j in range(NUM_COLUMNS):
             c = deck[j] % 52
             cols[e, j, 0] = c
+            ids[e, j * MAX_COLUMN] = c + 1
+            tops[e, j] = c
             clen[e, j] = 1
             runs[e, j] = 1
             h ^= zc[j, 0, c]
@@ -468,8 +502,11 @@ def reset_kernel(  # type: ignore[no-untyped-def]
         sc[e, TOTAL] = 0
         hsh[e] = h
         seen[e, 0] = h
+        seen[e, FILTER] = _ONE << (h >> _TOP6)
         sc[e, NSEEN] = 1
-        legal_one(e, cols, clen, runs, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down)
+        legal_one(
+            e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down
+        )
 
 
 @njit(cache=True)
