@@ -51,8 +51,9 @@ class BatchedMilligan(BatchedGame):
         self._ids = np.zeros((n, OBS_SIZE), dtype=np.int8)
         self._seen = np.zeros((n, K.SEEN_CAP + 1), dtype=np.uint64)
         self._masks = np.zeros((n, NUM_ACTIONS), dtype=bool)
+        self._acts = np.zeros((n, NUM_ACTIONS), dtype=np.int16)
         #: The kernels' common arguments: the state, the masks, the fingerprint keys, the variant.
-        self._args: tuple[Any, ...] = (*self._state(), self._masks, *self._tables, *self._params)
+        self._args: tuple[Any, ...] = (*self._state(), self._masks, self._acts, *self._tables, *self._params)
 
     def reset(self, which: np.ndarray) -> None:
         which = np.asarray(which)

@@ -17,7 +17,8 @@ State of game ``e`` (all arrays have N rows):
   the last progress event, cards on the foundations.
 * ``hsh[e]``: the position's fingerprint; ``seen[e, :sc[e, NSEEN]]`` the fingerprints met since the
   last progress event (the current one included).
-* ``mask[e]``: the legal actions, ``sc[e, NLEGAL]`` how many (0: the game is over).
+* ``mask[e]``: the legal actions, ``sc[e, NLEGAL]`` how many (0: the game is over), listed in
+  ``acts[e, :sc[e, NLEGAL]]`` (to clear them cheaply).
 
 Variant settings are plain integers: ``vacancy_any`` (0/1), ``rkind`` (0 none, 1 waiver, 2 pocket),
 ``maxres`` (cards the reserve may take at once: 0, 1 or 13) and ``down`` (foundation tops come down:
@@ -118,15 +119,26 @@ def _foot_run(col, n):  # type: ignore[no-untyped-def]
     return run
 
 
+@njit(cache=True, inline="always")
+def _add(m, acts, e, count, a):  # type: ignore[no-untyped-def]
+    """Mark action ``a`` legal and list it; the new count."""
+    m[a] = True
+    acts[e, count] = a
+    return count + 1
+
+
 @njit(cache=True)
-def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down):  # type: ignore[no-untyped-def]
+def legal_one(
+    e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, acts, zc, zf, zo, vacancy_any, rkind, maxres, down
+):  # type: ignore[no-untyped-def]
     """Fill ``mask[e]`` with the legal actions of game ``e``; store and return their number.
 
     The exposed cards' ranks, one bit each, by colour (``rb_red``, ``rb_black``) let most sources
     be skipped without looking at every target column.
     """
     m = mask[e]
-    m[:] = False
+    for t in range(sc[e, NLEGAL]):  # clear the last legal actions (cheaper than the whole row)
+        m[acts[e, t]] = False
     total = sc[e, TOTAL]
     if total == TOTAL_CARDS:
         sc[e, NLEGAL] = 0
@@ -142,8 +154,7 @@ def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf
     fe = found[e]
     count = 0
     if not stock_out:
-        m[DEAL] = True
-        count += 1
+        count = _add(m, acts, e, count, DEAL)
 
     # exposed cards to the foundations; their ranks by colour
     rb_red = 0
@@ -163,23 +174,20 @@ def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf
         s = 2 * (c // 13)
         if fe[s] == r or fe[s + 1] == r:
             if at_best:
-                m[CF + i] = True
-                count += 1
+                count = _add(m, acts, e, count, CF + i)
             elif may_idle:
                 if fe[s] != r:
                     s += 1
                 d = h ^ zc[i, n - 1, c] ^ zf[s, r] ^ zf[s, r + 1]
                 if not check or _unseen(seen, e, nseen, d):
-                    m[CF + i] = True
-                    count += 1
+                    count = _add(m, acts, e, count, CF + i)
     if nres:
         c = np.int64(res[e, nres - 1])
         r = c % 13
         s = 2 * (c // 13)
         if fe[s] == r or fe[s + 1] == r:
             if at_best:
-                m[RF] = True
-                count += 1
+                count = _add(m, acts, e, count, RF)
             elif may_idle:
                 if fe[s] != r:
                     s += 1
@@ -187,8 +195,7 @@ def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf
                 if nres == 1:
                     d ^= zo[origin + 1] ^ zo[0]
                 if not check or _unseen(seen, e, nseen, d):
-                    m[RF] = True
-                    count += 1
+                    count = _add(m, acts, e, count, RF)
 
     if may_idle:
         # column to column: a run ending in rank fr goes on rank fr + k, of the other colour than
@@ -217,8 +224,7 @@ def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf
                         continue
                     if check and not _unseen(seen, e, nseen, h ^ _moved_delta(col, n, k, i, j, mj, zc)):
                         continue
-                    m[(i * (NUM_COLUMNS - 1) + (j if j < i else j - 1)) * MAX_RUN + k - 1] = True
-                    count += 1
+                    count = _add(m, acts, e, count, (i * (NUM_COLUMNS - 1) + (j if j < i else j - 1)) * MAX_RUN + k - 1)
             if nempty:
                 if vacancy_any:
                     k0 = 1
@@ -234,8 +240,7 @@ def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf
                     for k in range(k0, run + 1):
                         if check and not _unseen(seen, e, nseen, h ^ _moved_delta(col, n, k, i, j, 0, zc)):
                             continue
-                        m[base + k] = True
-                        count += 1
+                        count = _add(m, acts, e, count, base + k)
 
         # the reserve
         if rkind:
@@ -262,8 +267,7 @@ def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf
                                 continue
                         a = RC + j * MAX_RUN + k - 1
                         if not m[a]:  # the origin may also be a fitting target
-                            m[a] = True
-                            count += 1
+                            count = _add(m, acts, e, count, a)
             elif rkind == 2 or stock_out:
                 waiver = rkind == 1
                 for i in range(NUM_COLUMNS):
@@ -278,8 +282,7 @@ def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf
                                 d ^= zo[0] ^ zo[i + 1]
                             if not _unseen(seen, e, nseen, d):
                                 continue
-                        m[CR + i * MAX_RUN + k - 1] = True
-                        count += 1
+                        count = _add(m, acts, e, count, CR + i * MAX_RUN + k - 1)
 
         # foundation tops back down
         if down and total and (stock_out or down == 2):
@@ -301,8 +304,7 @@ def legal_one(e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf
                         d = h ^ zf[s, height] ^ zf[s, height - 1] ^ zc[j, mj, c]
                         if not _unseen(seen, e, nseen, d):
                             continue
-                    m[FC + s * NUM_COLUMNS + j] = True
-                    count += 1
+                    count = _add(m, acts, e, count, FC + s * NUM_COLUMNS + j)
 
     sc[e, NLEGAL] = count
     return count
@@ -447,7 +449,7 @@ def apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, id
 
 @njit(cache=True)
 def step_kernel(  # type: ignore[no-untyped-def]
-    actions, reward, terminated, illegal, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask,
+    actions, reward, terminated, illegal, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask, acts,
     zc, zf, zo, vacancy_any, rkind, maxres, down,
 ):  # fmt: skip
     """Step every game; an illegal or out-of-range action leaves its game unchanged with reward -1."""
@@ -461,14 +463,32 @@ def step_kernel(  # type: ignore[no-untyped-def]
         reward[e] = apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind)
         illegal[e] = False
         n = legal_one(
-            e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down
+            e,
+            cols,
+            clen,
+            runs,
+            tops,
+            found,
+            res,
+            sc,
+            hsh,
+            seen,
+            mask,
+            acts,
+            zc,
+            zf,
+            zo,
+            vacancy_any,
+            rkind,
+            maxres,
+            down,
         )
         terminated[e] = n == 0
 
 
 @njit(cache=True)
 def reset_kernel(  # type: ignore[no-untyped-def]
-    rng_states, which, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask,
+    rng_states, which, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask, acts,
     zc, zf, zo, vacancy_any, rkind, maxres, down,
 ):  # fmt: skip
     """Deal a new game in every game ``e`` with ``which[e]``, drawn from its RNG as ``Game.init`` draws it."""
@@ -505,7 +525,25 @@ def reset_kernel(  # type: ignore[no-untyped-def]
         seen[e, FILTER] = _ONE << (h >> _TOP6)
         sc[e, NSEEN] = 1
         legal_one(
-            e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, zc, zf, zo, vacancy_any, rkind, maxres, down
+            e,
+            cols,
+            clen,
+            runs,
+            tops,
+            found,
+            res,
+            sc,
+            hsh,
+            seen,
+            mask,
+            acts,
+            zc,
+            zf,
+            zo,
+            vacancy_any,
+            rkind,
+            maxres,
+            down,
         )
 
 
