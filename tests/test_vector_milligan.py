@@ -27,7 +27,7 @@ from patience_gym.vector.milligan import (
     BatchedMissMilligan,
     BatchedMissMilliganPocket,
 )
-from patience_gym.vector.milligan_kernels import sample_masked
+from patience_gym.vector.milligan_kernels import observe_ids, sample_masked
 
 NUM_ACTIONS = 1010
 CASES = [
@@ -105,6 +105,10 @@ def play_both(
         if done.any():
             assert not batched.masks()[done].any()  # all-False exactly when over
             batched.reset(done)
+    if encoding == "ids":  # the kept-up-to-date observation equals one built from the cards
+        rebuilt = np.empty_like(batched.observe())
+        observe_ids(batched._cols, batched._clen, batched._found, batched._res, batched._sc, rebuilt)
+        assert np.array_equal(rebuilt, batched.observe())
     return counts
 
 
