@@ -11,7 +11,16 @@ Besides each env's default observation, the encodings that the PPO configs
 train on (``ENCODINGS``: ``runs``, ``moves``, ``moves_search``, ``moves_replay``, ``moves_replay_all``) are timed
 the same way; their observation is where most of their per-step work is.
 
-Usage: ``python -m benchmarks.env_speed [--seconds 5] [--env ID ...] [--no-encodings] [--json out.json]``
+Batched rows (``--batched N``, 1,024 by default; 0 skips them): every env and encoding with a
+batched engine (:mod:`patience_gym.vector`) is timed the same way through
+``gym.make_vec(..., vectorization_mode="vector_entry_point")``: N games in one process, a
+masked-random action per game read from ``infos["action_mask"]`` every step, the observation
+produced every step; only steps that play a move count (not the autoreset steps). numba's
+compile (or cache load) time is measured apart and reported as ``compile_s``; each batched
+row carries its ratio to the single env timed in the same run (issue 26's target: 100x for
+Golf, GolfRound and Puss).
+
+Usage: ``python -m benchmarks.env_speed [--seconds 5] [--env ID ...] [--no-encodings] [--batched N] [--json out.json]``
 
 Writes ``benchmarks/results/env_speed.json`` and ``.md`` (``python -m benchmarks.readme`` copies the
 table into the README).
@@ -26,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numba
 import numpy as np
 
 import patience_gym
@@ -85,6 +95,95 @@ def time_env(env_id: str, seconds: float, seed: int = 0, obs_encoding: str | Non
     return row
 
 
+#: Minimum ratio of a batched row to its single env at N = 1,024 (issue 26).
+BATCHED_TARGETS = {
+    "patience_gym/Golf-v0": 100.0,
+    "patience_gym/GolfRound-v0": 100.0,
+    "patience_gym/PussInTheCorner-v0": 100.0,
+    "patience_gym/MissMilligan-v0": 20.0,
+    "patience_gym/Giant-v0": 20.0,
+    "patience_gym/MissMilliganPocket-v0": 20.0,
+}
+
+
+@numba.njit(cache=True)
+def pick_batched(masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of ``masks`` (0 where none is legal), as ``_pick`` per row.
+
+    Compiled, like the engine it drives: the agent's cost should not hide the env's.
+    """
+    n, width = masks.shape
+    out = np.zeros(n, dtype=np.int64)
+    for i in range(n):  # branch-free: masks are random data
+        count = 0
+        for a in range(width):
+            count += masks[i, a] != 0
+        k = int(uniforms[i] * count)
+        seen = 0
+        choice = 0
+        for a in range(width):
+            legal = masks[i, a] != 0
+            choice = a if legal and seen == k else choice
+            seen += legal
+        out[i] = choice
+    return out
+
+
+def time_batched(
+    env_id: str, num_envs: int, seconds: float, seed: int = 0, obs_encoding: str | None = None
+) -> dict[str, Any]:
+    """Masked-random steps per second of ``num_envs`` batched games of ``env_id`` (compile time apart)."""
+    kwargs: dict[str, Any] = {} if obs_encoding is None else {"obs_encoding": obs_encoding}
+    start = time.perf_counter()
+    env = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+    _, info = env.reset(seed=seed)
+    env.step(pick_batched(info["action_mask"], np.zeros(num_envs)))  # compiles (or loads) every kernel
+    compile_s = time.perf_counter() - start
+    uniforms = np.random.default_rng(seed).random((64, num_envs))
+    _, info = env.reset(seed=seed)
+    resetting = np.zeros(num_envs, dtype=bool)
+    calls = steps = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(16):
+            _, _, terminated, truncated, info = env.step(pick_batched(info["action_mask"], uniforms[calls & 63]))
+            calls += 1
+            steps += num_envs - int(resetting.sum())
+            resetting = terminated | truncated
+            episodes += int(resetting.sum())
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    row = {
+        "env": env_id,
+        "batched": num_envs,
+        "steps": steps,
+        "episodes": episodes,
+        "seconds": elapsed,
+        "steps_per_s": steps / elapsed,
+        "compile_s": compile_s,
+    }
+    if obs_encoding is not None:
+        row["obs_encoding"] = obs_encoding
+    return row
+
+
+def batched_rows(rows: list[dict[str, Any]], num_envs: int, seconds: float) -> list[dict[str, Any]]:
+    """A batched row for every single-env row that has a batched engine, with its ratio to that row."""
+    from patience_gym.vector import batched_supported
+
+    out = []
+    for single in rows:
+        encoding = single.get("obs_encoding")
+        if not batched_supported(single["env"], encoding):
+            continue
+        row = time_batched(single["env"], num_envs, seconds, obs_encoding=encoding)
+        row["ratio_to_single"] = row["steps_per_s"] / single["steps_per_s"]
+        out.append(row)
+    return out
+
+
 def time_openspiel(seconds: float, seed: int = 0) -> dict[str, Any] | None:
     """Player steps per second of OpenSpiel's Klondike, or None when not installed."""
     try:
@@ -138,6 +237,12 @@ def to_markdown(rows: list[dict[str, Any]], reference: dict[str, Any] | None, ma
         name = row["env"].split("/")[-1]
         if "obs_encoding" in row:  # the targets are set for the default encodings only
             name, shown = f"{name} (`{row['obs_encoding']}`)", "-"
+        if "batched" in row:
+            name = f"{name}, batched N={row['batched']:,} (compile {row['compile_s']:.1f} s)"
+            shown = f"{row['ratio_to_single']:.0f}x single"
+            goal = BATCHED_TARGETS.get(row["env"]) if "obs_encoding" not in row else None
+            if goal:
+                shown += f"; {goal:.0f}x " + ("(met)" if row["ratio_to_single"] >= goal else "(missed)")
         lines.append(f"| {name} | {row['steps_per_s']:,.0f} | {ratio:.2f}x | {shown} |")
     if reference:
         lines.append(f"| OpenSpiel `solitaire` (Klondike) | {reference['steps_per_s']:,.0f} | 1.00x | |")
@@ -151,11 +256,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="timing per env")
     parser.add_argument("--env", nargs="*", default=sorted(patience_gym.ENVS), help="env ids (default: all)")
     parser.add_argument("--no-encodings", action="store_true", help="skip the training encodings (ENCODINGS)")
+    parser.add_argument("--batched", type=int, default=1024, metavar="N", help="batched games per row (0: none)")
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args()
     rows = [time_env(env_id, args.seconds) for env_id in args.env]
     if not args.no_encodings:
         rows += [time_env(e, args.seconds, obs_encoding=enc) for e, enc in ENCODINGS if e in args.env]
+    if args.batched:
+        rows += batched_rows(rows, args.batched, args.seconds)
     reference = time_openspiel(args.seconds)
     machine = machine_description()
     for row in rows:

@@ -13,7 +13,7 @@ import pytest
 import patience_gym
 from agents.greedy_golf import GolfGreedy
 from patience_gym.core import IllegalActionError
-from patience_gym.vector.base import BatchedVectorEnv
+from patience_gym.vector.base import BatchedGame, BatchedVectorEnv
 from patience_gym.vector.golf import BatchedGolf, BatchedGolfRound
 
 GOLF, ROUND = "patience_gym/Golf-v0", "patience_gym/GolfRound-v0"
@@ -92,7 +92,7 @@ def play_both(
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=["default", "queens_on_kings", "wrap_ranks"])
 def test_golf_ids_random_and_greedy(options: dict[str, Any]) -> None:
-    counts = play_both(GOLF, "ids", options, n_envs=48, steps=900, seed=1)
+    counts = play_both(GOLF, "ids", options, n_envs=40, steps=800, seed=1)
     assert counts["episodes"] >= 1000
     greedy = play_both(GOLF, "ids", options, n_envs=16, steps=250, policy="greedy", seed=2)
     assert greedy["episodes"] >= 75
@@ -125,6 +125,56 @@ def test_golf_round_truncation_and_wins() -> None:
     assert counts["won"] > 0
     counts = play_both(ROUND, "ids", {}, n_envs=16, steps=300, illegal=0.2, max_episode_steps=60, seed=7)
     assert counts["truncated"] > 20
+
+
+def _load_position(game: BatchedGolf, i: int, columns: list[list[int]], waste: list[int], stock: list[int]) -> None:
+    """Put an arbitrary position into env ``i`` of a batched game (white box: its state arrays)."""
+    game.heights[i] = [len(c) for c in columns]
+    for c, col in enumerate(columns):
+        game.cols[i, c, : len(col)] = col
+    game.pos[i] = 17 - len(stock)
+    game.stock[i, game.pos[i] :] = stock
+    game.in_waste[i] = False
+    game.in_waste[i, waste] = True
+    game.top[i] = waste[-1]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=["default", "queens_on_kings", "wrap_ranks"])
+def test_runs_and_planes_of_arbitrary_positions(options: dict[str, Any]) -> None:
+    """Positions no short game reaches (tall columns late, long waste): the whole `runs` observation."""
+    from patience_gym.cards import CODE
+
+    rng = np.random.default_rng(11)
+    n = 200
+    game = BatchedGolf(n, obs_encoding="runs", **options)
+    single = gym.make(GOLF, obs_encoding="runs", **options)
+    expected = []
+    for i in range(n):
+        cards = rng.permutation(52).tolist()
+        heights = rng.integers(0, 6, size=7)
+        links = int(heights.sum())
+        stock_size = int(rng.integers(0, min(16, 52 - links - 1) + 1))
+        columns, at = [], 0
+        for h in heights:
+            columns.append(cards[at : at + h])
+            at += h
+        stock, waste = cards[at : at + stock_size], cards[at + stock_size :]
+        _load_position(game, i, columns, waste, stock)
+        state = {"tableau": [[CODE[c] for c in col] for col in columns], "waste": [CODE[c] for c in waste]}
+        obs, _ = single.reset(options={"state": {**state, "stock": [CODE[c] for c in stock]}})
+        expected.append(obs)
+    assert np.array_equal(game.observe(), np.stack(expected))
+    assert (np.stack(expected)[:, 781::3] > 2 / 35).sum() > 20  # runs of three and more are among them
+
+
+def test_runs_search_caps_nodes_as_the_single_env() -> None:
+    from patience_gym.vector import golf
+
+    try:
+        from patience_gym.heuristics.golf_runs import MAX_NODES  # type: ignore[import-not-found]
+    except ImportError:  # before the layer split
+        from patience_gym.games.golf_runs import MAX_NODES
+    assert golf.MAX_NODES == MAX_NODES
 
 
 # --- the vector env's API ---------------------------------------------------------
@@ -227,6 +277,27 @@ def test_options_and_encodings_are_checked_like_the_single_env() -> None:
     assert isinstance(venv, gym.vector.SyncVectorEnv)
 
 
+def test_default_step_reset_gives_the_same_games() -> None:
+    """A kernel module that implements only step and reset gets the same autoreset behaviour."""
+
+    class Plain(BatchedGolfRound):
+        step_reset = BatchedGame.step_reset
+
+    fused = BatchedVectorEnv(BatchedGolfRound(16), max_episode_steps=150)
+    plain = BatchedVectorEnv(Plain(16), max_episode_steps=150)
+    resets = 0
+    rng = np.random.default_rng(0)
+    outs: list[Any] = [env.reset(seed=9) for env in (fused, plain)]
+    for _ in range(800):
+        assert np.array_equal(outs[0][0], outs[1][0]) and np.array_equal(outs[0][-1]["score"], outs[1][-1]["score"])
+        actions = rng.integers(-1, 9, size=16)
+        outs = [env.step(actions) for env in (fused, plain)]
+        for a, b in zip(outs[0][1:4], outs[1][1:4]):
+            assert np.array_equal(a, b)
+        resets += int((outs[0][2] | outs[0][3]).sum())
+    assert resets >= 60
+
+
 def test_same_step_mode_puts_the_final_observation_in_infos() -> None:
     venv = BatchedVectorEnv(BatchedGolf(4), autoreset_mode="SameStep", max_episode_steps=5)
     obs, _ = venv.reset(seed=0)
@@ -281,6 +352,10 @@ def test_sb3_adapter_matches_dummy_vec_env() -> None:
                 assert np.array_equal(ib["terminal_observation"], idd["terminal_observation"])
                 finished += 1
     assert finished > 20
+    rounds = make_sb3_vec_env(ROUND, 2, seed=0)
+    rounds.reset()
+    _, _, _, infos = rounds.step(np.array([7, 7]))
+    assert infos[0]["hole"] == 1 and list(infos[0]["hole_scores"]) == [0] * 9 and not infos[0]["TimeLimit.truncated"]
 
 
 def test_maskable_ppo_learns_on_the_batched_vec_env(tmp_path: Any) -> None:
@@ -294,3 +369,24 @@ def test_maskable_ppo_learns_on_the_batched_vec_env(tmp_path: Any) -> None:
     assert model.num_timesteps >= 256
     lines = (tmp_path / "batched.monitor.csv").read_text().splitlines()
     assert lines[1].split(",")[-1] == "score" and len(lines) > 2  # finished holes were logged with their score
+
+
+# --- the batched speed rows -----------------------------------------------------------
+def test_batched_benchmark_row_and_its_picker() -> None:
+    from benchmarks.env_speed import _pick, batched_rows, pick_batched, to_markdown
+
+    rng = np.random.default_rng(0)
+    masks = (rng.random((500, 8)) < 0.4).astype(np.int8)
+    uniforms = rng.random(500)
+    picked = pick_batched(masks, uniforms)
+    for mask, u, action in zip(masks, uniforms, picked):
+        assert action == (_pick(mask, u) if mask.any() else 0)
+    single = {"env": GOLF, "steps_per_s": 1000.0}
+    ranks = {"env": GOLF, "obs_encoding": "ranks", "steps_per_s": 1.0}  # no batched engine for this encoding
+    rows = batched_rows([single, ranks], 64, seconds=0.05)
+    assert [r["env"] for r in rows] == [GOLF] and "obs_encoding" not in rows[0]
+    row = rows[0]
+    assert row["batched"] == 64 and row["steps"] > 0 and row["episodes"] > 0 and row["compile_s"] > 0
+    assert row["ratio_to_single"] == pytest.approx(row["steps_per_s"] / 1000.0)
+    row["ratio_to_openspiel"] = 1.0
+    assert "Golf-v0, batched N=64" in to_markdown([row], None, "test")

@@ -17,13 +17,13 @@ from functools import partial
 from typing import Any, ClassVar
 
 import gymnasium
+import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from patience_gym.core import Game, IllegalActionError
-from patience_gym.games import make_game
 from patience_gym.vector import rng as vrng
 
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
@@ -34,16 +34,15 @@ NO_OP = -1
 class BatchedGame(abc.ABC):
     """N games of one kind held in numpy arrays and stepped by numba kernels, no autoreset.
 
-    Subclasses set ``env_id``, ``game_name`` and ``encodings`` and implement the
+    Subclasses set ``env_id`` and ``encodings`` and implement the
     abstract methods; the base class validates the arguments exactly as the
-    single env does (through the reference ``Game``) and keeps every env's deal
+    single env does (by making one with ``gym.make``) and keeps every env's deal
     RNG as a PCG64 state row in ``rng_states`` (see :mod:`patience_gym.vector.rng`):
     a kernel draws env ``i``'s next deal with ``rng.permute(rng_states, i, out)``.
     """
 
+    #: The registered env id; the single env made from it validates the arguments.
     env_id: ClassVar[str]
-    #: The single env's game name (``patience_gym.games.GAMES``).
-    game_name: ClassVar[str]
     #: Observation encodings the kernels produce.
     encodings: ClassVar[tuple[str, ...]]
 
@@ -51,19 +50,19 @@ class BatchedGame(abc.ABC):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.num_envs = int(num_envs)
-        #: The single env's rules object: validates the options, and serves as the reference.
-        self.game: Game[Any] = make_game(self.game_name, **rule_options)
+        # The single env checks the options and the encoding (same errors) and gives the space.
+        single: Any = gymnasium.make(self.env_id, obs_encoding=obs_encoding, **rule_options).unwrapped
+        #: The single env's rules object: the reference (options, action names).
+        self.game: Game[Any] = single.game
         self.options = self.game.options
-        self.obs_encoding = obs_encoding or self.game.obs_encodings[0]
-        self.game.check_encoding(self.obs_encoding)
+        self.obs_encoding: str = single.obs_encoding
         if self.obs_encoding not in self.encodings:
             raise ValueError(
                 f"obs_encoding {self.obs_encoding!r} of {self.env_id} has no batched engine; batched encodings: "
                 f"{list(self.encodings)} (use gymnasium's sync vectorization for the others)"
             )
         self.num_actions: int = self.game.num_actions
-        spec = self.game.obs_spec(self.obs_encoding)
-        self.single_observation_space = spaces.Box(spec.low, spec.high, spec.shape, spec.dtype)
+        self.single_observation_space: spaces.Box = single.observation_space
         self.rng_states = vrng.seeded_states([None] * self.num_envs)
 
     def seed(self, seeds: Sequence[int | None], which: np.ndarray | None = None) -> None:
@@ -85,6 +84,23 @@ class BatchedGame(abc.ABC):
         A masked-out or out-of-range action leaves the env unchanged with reward -1.0, illegal True.
         """
 
+    def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``step`` for the envs not in ``resetting`` (bool [N]), ``reset`` for the others, in one call.
+
+        A resetting env's action is ignored and it reports reward 0, not terminated, not illegal.
+        Kernels may override this to do both in one pass; this default calls the two methods.
+        """
+        if not resetting.any():
+            return self.step(actions)
+        actions = actions.copy()
+        actions[resetting] = NO_OP
+        reward, terminated, illegal = self.step(actions)
+        self.reset(resetting)
+        reward[resetting] = 0.0
+        terminated[resetting] = False
+        illegal[resetting] = False
+        return reward, terminated, illegal
+
     @abc.abstractmethod
     def masks(self) -> np.ndarray:
         """Legal actions, bool [N, num_actions]; all-False exactly where the game is over."""
@@ -104,6 +120,29 @@ class BatchedGame(abc.ABC):
     def infos(self) -> dict[str, np.ndarray]:
         """Further per-env info keys the single env reports, as arrays with N rows."""
         return {}
+
+
+@numba.njit(cache=True)
+def _track(resetting, steps, limit, reward, terminated, illegal):  # type: ignore[no-untyped-def]
+    """Step counters and the step's outputs around autoreset: (truncated, done), fresh bool arrays.
+
+    An env reset in this step (``resetting``) reports reward 0, not terminated, not
+    illegal, and starts its count again; the others count one more step.
+    """
+    n = steps.shape[0]
+    truncated = np.empty(n, dtype=np.bool_)
+    done = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        if resetting[i]:
+            steps[i] = 0
+            reward[i] = 0.0
+            terminated[i] = False
+            illegal[i] = False
+        else:
+            steps[i] += 1
+        truncated[i] = steps[i] >= limit
+        done[i] = terminated[i] or truncated[i]
+    return truncated, done
 
 
 def _check_actions(actions: Any, num_envs: int) -> np.ndarray:
@@ -209,22 +248,10 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
             raise RuntimeError("call reset() before step()")
         acts = _check_actions(actions, self.num_envs)
         resetting = self._autoreset if self.autoreset_mode is AutoresetMode.NEXT_STEP else self._none
-        any_resetting = bool(resetting.any())
-        if any_resetting:
-            acts = acts.copy()
-            acts[resetting] = NO_OP
         if self.illegal_action == "raise":
             self._raise_illegal(acts, resetting)
-        reward, terminated, illegal = self.game.step(acts)
-        self._steps += 1
-        if any_resetting:
-            self.game.reset(resetting)
-            self._steps[resetting] = 0
-            reward[resetting] = 0.0
-            terminated[resetting] = False
-            illegal[resetting] = False
-        truncated = self._steps >= self.max_episode_steps
-        done = terminated | truncated
+        reward, terminated, illegal = self.game.step_reset(acts, resetting)
+        truncated, done = _track(resetting, self._steps, self.max_episode_steps, reward, terminated, illegal)
         if self.autoreset_mode is AutoresetMode.NEXT_STEP:
             self._autoreset = done
             return self.game.observe(), reward, terminated, truncated, self._infos(illegal, self._all)
@@ -292,7 +319,7 @@ def make_vector_env(
     """
     encoding = obs_encoding
     if encoding is not None and encoding not in game_cls.encodings:
-        make_game(game_cls.game_name, **rule_options).check_encoding(encoding)
+        gymnasium.make(game_cls.env_id, obs_encoding=encoding, **rule_options)  # the single env's errors
         warnings.warn(
             f"{game_cls.env_id}: obs_encoding {encoding!r} has no batched engine; using SyncVectorEnv",
             stacklevel=2,

@@ -28,12 +28,13 @@ from patience_gym.games.golf import (
     GolfOptions,
     _fits_table,
 )
-from patience_gym.games.golf_runs import MAX_NODES
 from patience_gym.vector import rng as vrng
 from patience_gym.vector.base import BatchedGame, make_vector_env
 
 PLANES_SIZE = 52 * PLANE_WIDTH + 1
-_ENCODING_CODES = {"ids": 0, "planes": 1, "runs": 2}
+#: The runs search's node cap, as the single env's (``golf_runs.MAX_NODES``; a test checks they agree).
+MAX_NODES = 50_000
+_ENCODING_CODES = {"ids": 0, "planes": 1, "runs": 2}  # ids: kept up to date by the moves
 #: Memo of the runs search: an open-addressing table (MAX_NODES entries at most, load below 0.4).
 _MEMO_BITS = 17
 _MEMO_SIZE = 1 << _MEMO_BITS
@@ -42,11 +43,12 @@ _STACK = NUM_LINKS + 2
 
 # --- rules ------------------------------------------------------------------
 @numba.njit(cache=True)
-def _deal(cols, heights, stock, pos, in_waste, top, i, deal):  # type: ignore[no-untyped-def]
-    """Env ``i``'s hole from 52 cards: links row by row (last row exposed), then the stock."""
+def _deal(cols, heights, stock, pos, in_waste, top, i, deal, ids):  # type: ignore[no-untyped-def]
+    """Env ``i``'s hole from 52 cards: links row by row (last row exposed), then the stock; its ``ids`` too."""
     for col in range(NUM_COLUMNS):
         for row in range(NUM_ROWS):
             cols[i, col, row] = deal[row * NUM_COLUMNS + col]
+            ids[i, row * NUM_COLUMNS + col] = deal[row * NUM_COLUMNS + col] + 1
         heights[i, col] = NUM_ROWS
     for k in range(STOCK_SIZE):
         stock[i, k] = deal[NUM_LINKS + k]
@@ -54,69 +56,75 @@ def _deal(cols, heights, stock, pos, in_waste, top, i, deal):  # type: ignore[no
     in_waste[i, stock[i, 0]] = True
     top[i] = stock[i, 0]
     pos[i] = 1
+    ids[i, NUM_LINKS] = stock[i, 0] + 1
+    ids[i, NUM_LINKS + 1] = STOCK_SIZE - 1
 
 
-@numba.njit(cache=True)
-def _playable(cols, heights, top, fits, i, col):  # type: ignore[no-untyped-def]
-    h = heights[i, col]
-    return h > 0 and fits[top[i] % 13 + 1, cols[i, col, h - 1] % 13 + 1]
+#: Rank (1..13) of each card.
+_RANK = np.array([c % 13 + 1 for c in range(52)], dtype=np.int64)
 
 
-@numba.njit(cache=True)
-def _links_left(heights, i):  # type: ignore[no-untyped-def]
+@numba.njit(cache=True, inline="always")
+def _scan(cols, heights, pos, top, fits, masks, i):  # type: ignore[no-untyped-def]
+    """Write env ``i``'s hole mask; return (hole over, links left)."""
+    waste_rank = _RANK[top[i]]
     left = 0
-    for col in range(NUM_COLUMNS):
-        left += heights[i, col]
-    return left
-
-
-@numba.njit(cache=True)
-def _hole_over(cols, heights, pos, top, fits, i):  # type: ignore[no-untyped-def]
-    if _links_left(heights, i) == 0:
-        return True
-    if pos[i] < STOCK_SIZE:
-        return False
-    for col in range(NUM_COLUMNS):  # noqa: SIM110 - a plain loop for numba
-        if _playable(cols, heights, top, fits, i, col):
-            return False
-    return True
-
-
-@numba.njit(cache=True)
-def _hole_score(heights, pos, i):  # type: ignore[no-untyped-def]
-    left = _links_left(heights, i)
-    return left if left else -(STOCK_SIZE - pos[i])
-
-
-@numba.njit(cache=True)
-def _refresh_mask(cols, heights, pos, top, fits, over, masks, i):  # type: ignore[no-untyped-def]
-    if over[i]:
-        masks[i, :] = False
-        return
-    for col in range(NUM_COLUMNS):
-        masks[i, col] = _playable(cols, heights, top, fits, i, col)
+    any_play = False
+    for col in range(NUM_COLUMNS):  # branch-free: the moves are random data
+        h = np.int64(heights[i, col])
+        left += h
+        play = fits[waste_rank, _RANK[cols[i, col, max(h - 1, 0)]]] & (h > 0)
+        masks[i, col] = play
+        any_play |= play
     masks[i, DEAL] = pos[i] < STOCK_SIZE
+    return left == 0 or (pos[i] >= STOCK_SIZE and not any_play), left
+
+
+@numba.njit(cache=True, inline="always")
+def _settle_hole(cols, heights, pos, top, fits, masks, over, score, won, i):  # type: ignore[no-untyped-def]
+    """After a move or a deal of one Golf hole: env ``i``'s mask, over, score and won."""
+    ended, left = _scan(cols, heights, pos, top, fits, masks, i)
+    over[i] = ended
+    score[i] = left if left else -(STOCK_SIZE - pos[i])
+    won[i] = left == 0
+    if ended:
+        masks[i, :] = False
+
+
+@numba.njit(cache=True, inline="always")
+def _settle_round(cols, heights, pos, top, fits, masks, over, done, hole_scores, totals, score, won, i):  # type: ignore[no-untyped-def]
+    """After a move of a round: mask, end of the hole, over, score, won; True when the next hole must be dealt."""
+    ended, left = _scan(cols, heights, pos, top, fits, masks, i)
+    hole_score = left if left else -(STOCK_SIZE - pos[i])
+    if not ended:  # the common case: only the running score changes
+        score[i] = totals[i] + hole_score
+        return False
+    hole_scores[i, done[i]] = hole_score
+    totals[i] += hole_score
+    done[i] += 1
+    finished = done[i] == NUM_HOLES
+    over[i] = finished
+    won[i] = finished and totals[i] <= BOGEY
+    score[i] = totals[i]
+    masks[i, :] = False
+    return not finished
 
 
 @numba.njit(cache=True)
-def _reset_kernel(  # type: ignore[no-untyped-def]
-    rng_states,
-    which,
-    is_round,
-    cols,
-    heights,
-    stock,
-    pos,
-    in_waste,
-    top,
-    over,
-    deals,
-    hole,
-    done,
-    hole_scores,
-    fits,
-    masks,
-):
+def _next_holes(cols, heights, stock, pos, in_waste, top, deals, hole, totals, fits, masks, score, ids, which):  # type: ignore[no-untyped-def]
+    """Deal the next hole of every round in ``which`` (a bool array), as the single env does at once."""
+    for i in range(which.shape[0]):
+        if which[i]:
+            hole[i] += 1
+            _deal(cols, heights, stock, pos, in_waste, top, i, deals[i, hole[i]], ids)
+            ids[i, NUM_LINKS + 2] = hole[i]
+            _, left = _scan(cols, heights, pos, top, fits, masks, i)
+            score[i] = totals[i] + left
+
+
+@numba.njit(cache=True)
+def _reset_kernel(rng_states, which, is_round, cols, heights, stock, pos, in_waste, top, over, deals, hole, done,
+                  hole_scores, totals, fits, masks, score, won, ids):  # type: ignore[no-untyped-def]  # fmt: skip
     deal = np.empty(52, dtype=np.int64)
     for i in range(which.shape[0]):
         if not which[i]:
@@ -129,77 +137,83 @@ def _reset_kernel(  # type: ignore[no-untyped-def]
             deal[:] = deals[i, 0]
             hole[i] = 0
             done[i] = 0
+            totals[i] = 0
             hole_scores[i, :] = 0
+            over[i] = False
+            won[i] = False
+            ids[i, NUM_LINKS + 2] = 0
         else:
             vrng.permute(rng_states, i, deal)
-        _deal(cols, heights, stock, pos, in_waste, top, i, deal)
-        over[i] = False
-        _refresh_mask(cols, heights, pos, top, fits, over, masks, i)
-
-
-@numba.njit(cache=True)
-def _step_kernel(  # type: ignore[no-untyped-def]
-    actions, is_round, cols, heights, stock, pos, in_waste, top, over, deals, hole, done, hole_scores, fits, masks
-):
-    n = actions.shape[0]
-    reward = np.zeros(n, dtype=np.float64)
-    terminated = np.zeros(n, dtype=np.bool_)
-    illegal = np.zeros(n, dtype=np.bool_)
-    for i in range(n):
-        a = actions[i]
-        if a < 0 or a > DEAL or not masks[i, a]:
-            reward[i] = -1.0
-            illegal[i] = True
-            terminated[i] = over[i]
-            continue
-        if a == DEAL:
-            card = stock[i, pos[i]]
-            pos[i] += 1
-        else:
-            heights[i, a] -= 1
-            card = cols[i, a, heights[i, a]]
-            left = _links_left(heights, i)
-            reward[i] = 1.0 if left else 1.0 + (STOCK_SIZE - pos[i])
-        in_waste[i, card] = True
-        top[i] = card
-        hole_ended = _hole_over(cols, heights, pos, top, fits, i)
-        if is_round and hole_ended:
-            hole_scores[i, done[i]] = _hole_score(heights, pos, i)
-            done[i] += 1
-            if hole[i] + 1 < NUM_HOLES:
-                hole[i] += 1
-                _deal(cols, heights, stock, pos, in_waste, top, i, deals[i, hole[i]])
-            over[i] = done[i] == NUM_HOLES
-        else:
-            over[i] = hole_ended
-        terminated[i] = over[i]
-        _refresh_mask(cols, heights, pos, top, fits, over, masks, i)
-    return reward, terminated, illegal
-
-
-@numba.njit(cache=True)
-def _scores_kernel(is_round, heights, pos, over, done, hole_scores):  # type: ignore[no-untyped-def]
-    n = heights.shape[0]
-    out = np.empty(n, dtype=np.float64)
-    for i in range(n):
-        total = 0
+        _deal(cols, heights, stock, pos, in_waste, top, i, deal, ids)
         if is_round:
-            for h in range(done[i]):
-                total += hole_scores[i, h]
-        if not (is_round and over[i]):
-            total += _hole_score(heights, pos, i)
-        out[i] = total
-    return out
+            _settle_round(cols, heights, pos, top, fits, masks, over, done, hole_scores, totals, score, won, i)
+        else:
+            _settle_hole(cols, heights, pos, top, fits, masks, over, score, won, i)
 
 
-# --- observations -----------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def _move(cols, heights, stock, pos, in_waste, top, ids, i, a):  # type: ignore[no-untyped-def]
+    """Play the legal action ``a`` in env ``i``; its reward."""
+    reward = 0.0
+    if a == DEAL:
+        card = stock[i, pos[i]]
+        pos[i] += 1
+        ids[i, NUM_LINKS + 1] = STOCK_SIZE - pos[i]
+    else:
+        heights[i, a] -= 1
+        card = cols[i, a, heights[i, a]]
+        ids[i, heights[i, a] * NUM_COLUMNS + a] = 0
+        left = 0
+        for col in range(NUM_COLUMNS):
+            left += heights[i, col]
+        reward = 1.0 if left else 1.0 + (STOCK_SIZE - pos[i])  # links cleared: the unturned stock counts
+    in_waste[i, card] = True
+    top[i] = card
+    ids[i, NUM_LINKS] = card + 1
+    return reward
+
+
 @numba.njit(cache=True)
-def _ids_row(cols, heights, pos, top, i, out):  # type: ignore[no-untyped-def]
-    for col in range(NUM_COLUMNS):
-        for row in range(NUM_ROWS):
-            out[row * NUM_COLUMNS + col] = cols[i, col, row] + 1 if row < heights[i, col] else 0
-    out[NUM_LINKS] = top[i] + 1
-    out[NUM_LINKS + 1] = STOCK_SIZE - pos[i]
+def _step_kernel(actions, resetting, rng_states, is_round, cols, heights, stock, pos, in_waste, top, over, deals,
+                 hole, done, hole_scores, totals, fits, masks, score, won, ids):  # type: ignore[no-untyped-def]  # fmt: skip
+    """One move per env, or a new game where ``resetting``: fresh (reward, terminated, illegal) arrays.
+
+    An illegal action changes nothing; a resetting env reports 0, False, False. New games,
+    and a round's next hole, are dealt in a second pass (the same result, a tighter main loop).
+    """
+    n = actions.shape[0]
+    reward = np.empty(n, dtype=np.float64)
+    terminated = np.empty(n, dtype=np.bool_)
+    illegal = np.empty(n, dtype=np.bool_)
+    next_hole = np.zeros(n, dtype=np.bool_)
+    any_reset = False
+    for i in range(n):
+        if resetting[i]:
+            reward[i] = 0.0
+            illegal[i] = False
+            terminated[i] = False
+            any_reset = True
+            continue
+        a = actions[i]
+        bad = a < 0 or a > DEAL or not masks[i, a]
+        illegal[i] = bad
+        if bad:
+            reward[i] = -1.0
+        else:
+            reward[i] = _move(cols, heights, stock, pos, in_waste, top, ids, i, a)
+            if is_round:
+                next_hole[i] = _settle_round(
+                    cols, heights, pos, top, fits, masks, over, done, hole_scores, totals, score, won, i
+                )
+            else:
+                _settle_hole(cols, heights, pos, top, fits, masks, over, score, won, i)
+        terminated[i] = over[i]
+    if is_round:
+        _next_holes(cols, heights, stock, pos, in_waste, top, deals, hole, totals, fits, masks, score, ids, next_hole)
+    if any_reset:
+        _reset_kernel(rng_states, resetting, is_round, cols, heights, stock, pos, in_waste, top, over, deals, hole,
+                      done, hole_scores, totals, fits, masks, score, won, ids)  # fmt: skip
+    return reward, terminated, illegal
 
 
 @numba.njit(cache=True)
@@ -221,7 +235,7 @@ def _planes_row(cols, heights, pos, in_waste, top, i, out):  # type: ignore[no-u
     out[52 * PLANE_WIDTH] = (STOCK_SIZE - pos[i]) / (STOCK_SIZE - 1)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _memo_find(memo_keys, memo_stamp, stamp, key):  # type: ignore[no-untyped-def]
     """Slot of ``key`` in this observation's memo, or the free slot where it would go."""
     slot = (key * 0x9E3779B1) & (_MEMO_SIZE - 1)
@@ -230,7 +244,7 @@ def _memo_find(memo_keys, memo_stamp, stamp, key):  # type: ignore[no-untyped-de
     return slot
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _openness(ranks, hts, unseen, fit_bits):  # type: ignore[no-untyped-def]
     exposed = 0
     for col in range(NUM_COLUMNS):
@@ -358,11 +372,6 @@ def _observe_kernel(  # type: ignore[no-untyped-def]
     width = out.shape[1]
     for i in range(out.shape[0]):
         row = out[i]
-        if encoding == 0:
-            _ids_row(cols, heights, pos, top, i, row)
-            if is_round:
-                row[width - 1] = hole[i]
-            continue
         _planes_row(cols, heights, pos, in_waste, top, i, row)
         if encoding == 2:
             _runs_tail(cols, heights, stock, pos, top, fits, fit_bits, memo, i, row)
@@ -375,7 +384,6 @@ class BatchedGolf(BatchedGame):
     """N holes of Golf (``patience_gym/Golf-v0``)."""
 
     env_id = "patience_gym/Golf-v0"
-    game_name = "golf"
     encodings = ("ids", "planes", "runs")
     is_round = False
 
@@ -395,8 +403,14 @@ class BatchedGolf(BatchedGame):
         self.deals = np.zeros((n, NUM_HOLES if self.is_round else 1, 52), dtype=np.int8)
         self.hole = np.zeros(n, dtype=np.int64)
         self.done = np.zeros(n, dtype=np.int64)
-        self.hole_scores = np.zeros((n, NUM_HOLES), dtype=np.int64)
+        self.hole_scores = np.zeros((n, NUM_HOLES), dtype=np.int8)  # -16..35
+        self.totals = np.zeros(n, dtype=np.int64)
+        self._score = np.zeros(n, dtype=np.float64)
+        self._won = np.zeros(n, dtype=np.bool_)
+        #: The ``ids`` observation, kept up to date move by move.
+        self._ids = np.zeros((n, NUM_LINKS + 2 + self.is_round), dtype=np.int8)
         self._masks = np.zeros((n, self.num_actions), dtype=np.bool_)
+        self._no_reset = np.zeros(n, dtype=np.bool_)
         self._encoding = _ENCODING_CODES[self.obs_encoding]
         self._memo = (
             np.zeros(_MEMO_SIZE, dtype=np.int64),
@@ -405,25 +419,30 @@ class BatchedGolf(BatchedGame):
             np.zeros(1, dtype=np.int64),
         )
 
-    def reset(self, which: np.ndarray) -> None:
-        which = np.asarray(which, dtype=np.bool_)
-        _reset_kernel(
-            self.rng_states, which, self.is_round, self.cols, self.heights, self.stock, self.pos, self.in_waste,
-            self.top, self.over, self.deals, self.hole, self.done, self.hole_scores, self.fits, self._masks,
+    def _state(self) -> tuple[np.ndarray, ...]:
+        return (
+            self.cols, self.heights, self.stock, self.pos, self.in_waste, self.top, self.over, self.deals, self.hole,
+            self.done, self.hole_scores, self.totals, self.fits, self._masks, self._score, self._won, self._ids,
         )  # fmt: skip
 
+    def reset(self, which: np.ndarray) -> None:
+        _reset_kernel(self.rng_states, np.asarray(which, dtype=np.bool_), self.is_round, *self._state())
+
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return BatchedGolf.step_reset(self, actions, self._no_reset)
+
+    def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         result: tuple[np.ndarray, np.ndarray, np.ndarray] = _step_kernel(
-            np.asarray(actions, dtype=np.int64), self.is_round, self.cols, self.heights, self.stock, self.pos,
-            self.in_waste, self.top, self.over, self.deals, self.hole, self.done, self.hole_scores, self.fits,
-            self._masks,
-        )  # fmt: skip
+            np.asarray(actions, dtype=np.int64), resetting, self.rng_states, self.is_round, *self._state()
+        )
         return result
 
     def masks(self) -> np.ndarray:
         return self._masks
 
     def observe(self) -> np.ndarray:
+        if self._encoding == 0:
+            return self._ids.copy()
         space = self.single_observation_space
         out = np.empty((self.num_envs, *space.shape), dtype=space.dtype)
         _observe_kernel(
@@ -433,27 +452,21 @@ class BatchedGolf(BatchedGame):
         return out
 
     def scores(self) -> np.ndarray:
-        result: np.ndarray = _scores_kernel(
-            self.is_round, self.heights, self.pos, self.over, self.done, self.hole_scores
-        )
-        return result
+        return self._score.copy()
 
     def won(self) -> np.ndarray:
-        if self.is_round:
-            return self.over & (self.hole_scores.sum(axis=1) <= BOGEY)
-        return self.heights.sum(axis=1) == 0
+        return self._won.copy()
 
 
 class BatchedGolfRound(BatchedGolf):
     """N nine-hole rounds of Golf (``patience_gym/GolfRound-v0``).
 
-    ``infos()`` gives ``hole`` (1..9) and ``hole_scores`` as int64 [N, 9]: the
+    ``infos()`` gives ``hole`` (1..9) and ``hole_scores`` as int8 [N, 9]: the
     finished holes' scores first (as many as the single env's list holds),
     zeros after them.
     """
 
     env_id = "patience_gym/GolfRound-v0"
-    game_name = "golf_round"
     is_round = True
 
     def infos(self) -> dict[str, np.ndarray]:

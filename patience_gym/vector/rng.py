@@ -16,6 +16,9 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 from gymnasium.utils import seeding
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 #: Columns of a state row: LCG state (hi, lo), increment (hi, lo), has_uint32, uinteger.
 STATE_WIDTH = 6
@@ -37,32 +40,30 @@ _U63 = np.uint64(63)
 _U64 = np.uint64(64)
 
 
+@intrinsic
+def _lcg128(typingctx, hi, lo, mult_hi, mult_lo, inc_hi, inc_lo):  # type: ignore[no-untyped-def]
+    """``(hi, lo) * (mult_hi, mult_lo) + (inc_hi, inc_lo)`` mod 2**128 as (hi, lo), in LLVM's 128-bit integers."""
+    u64 = types.uint64
+    sig = types.UniTuple(u64, 2)(u64, u64, u64, u64, u64, u64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i128 = ir.IntType(128)
+
+        def join(high, low):  # type: ignore[no-untyped-def]
+            return builder.or_(builder.shl(builder.zext(high, i128), ir.Constant(i128, 64)), builder.zext(low, i128))
+
+        result = builder.add(builder.mul(join(args[0], args[1]), join(args[2], args[3])), join(args[4], args[5]))
+        high = builder.trunc(builder.lshr(result, ir.Constant(i128, 64)), ir.IntType(64))
+        low = builder.trunc(result, ir.IntType(64))
+        return context.make_tuple(builder, signature.return_type, (high, low))
+
+    return sig, codegen
+
+
 @numba.njit(cache=True, inline="always")
-def _mulhi(a: np.uint64, b: np.uint64) -> np.uint64:
-    """High 64 bits of the 128-bit product ``a * b``."""
-    a0 = a & _M32
-    a1 = a >> _U32
-    b0 = b & _M32
-    b1 = b >> _U32
-    p00 = a0 * b0
-    p01 = a0 * b1
-    p10 = a1 * b0
-    p11 = a1 * b1
-    mid = (p00 >> _U32) + (p01 & _M32) + (p10 & _M32)
-    return p11 + (p01 >> _U32) + (p10 >> _U32) + (mid >> _U32)
-
-
-@numba.njit(cache=True)
 def next_uint64(states: np.ndarray, i: int) -> np.uint64:
     """PCG64's next 64-bit output for row ``i`` (advances the state)."""
-    hi = states[i, _HI]
-    lo = states[i, _LO]
-    new_lo = lo * _MULT_LO
-    new_hi = hi * _MULT_LO + lo * _MULT_HI + _mulhi(lo, _MULT_LO)
-    inc_lo = states[i, _INC_LO]
-    low = new_lo + inc_lo
-    carry = _U1 if low < new_lo else _U0
-    high = new_hi + states[i, _INC_HI] + carry
+    high, low = _step_state(states[i, _HI], states[i, _LO], states[i, _INC_HI], states[i, _INC_LO])
     states[i, _HI] = high
     states[i, _LO] = low
     x = high ^ low
@@ -70,7 +71,7 @@ def next_uint64(states: np.ndarray, i: int) -> np.uint64:
     return (x >> r) | (x << ((_U64 - r) & _U63))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def next_uint32(states: np.ndarray, i: int) -> np.uint64:
     """PCG64's next 32-bit output (each 64-bit draw serves two), as a uint64."""
     if states[i, _HAS32] != _U0:
@@ -82,7 +83,7 @@ def next_uint32(states: np.ndarray, i: int) -> np.uint64:
     return value & _M32
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def random_interval(states: np.ndarray, i: int, maximum: np.uint64) -> np.uint64:
     """numpy's ``random_interval``: uniform in ``0..maximum`` by masked rejection."""
     if maximum == _U0:
@@ -105,17 +106,54 @@ def random_interval(states: np.ndarray, i: int, maximum: np.uint64) -> np.uint64
     return value
 
 
+@numba.njit(cache=True, inline="always")
+def _step_state(hi: np.uint64, lo: np.uint64, inc_hi: np.uint64, inc_lo: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """The LCG step: (hi, lo) * multiplier + increment, mod 2**128."""
+    return _lcg128(hi, lo, _MULT_HI, _MULT_LO, inc_hi, inc_lo)  # type: ignore[call-arg,no-any-return]
+
+
 @numba.njit(cache=True)
 def permute(states: np.ndarray, i: int, out: np.ndarray) -> None:
-    """Fill ``out`` with row ``i``'s ``Generator.permutation(len(out))``."""
+    """Fill ``out`` with row ``i``'s ``Generator.permutation(len(out))``.
+
+    The same draws as :func:`random_interval` over :func:`next_uint32` (for ``len(out) <= 2**32``),
+    with the state held in registers and the rejections taken without a branch (they are random,
+    so a branch would mispredict).
+    """
     n = out.shape[0]
     for k in range(n):
         out[k] = k
-    for k in range(n - 1, 0, -1):
-        j = np.int64(random_interval(states, i, np.uint64(k)))
+    hi, lo = states[i, _HI], states[i, _LO]
+    inc_hi, inc_lo = states[i, _INC_HI], states[i, _INC_LO]
+    has32, buffered = states[i, _HAS32], states[i, _UINT]
+    k = n - 1
+    mask = np.uint64(0xFFFFFFFF)
+    while mask >> _U1 >= np.uint64(max(k, 1)):
+        mask >>= _U1
+    while k > 0:  # one 32-bit draw per turn; a rejected draw swaps out[k] with itself and keeps k
+        if has32 != _U0:
+            has32 = _U0
+            draw = buffered
+        else:
+            hi, lo = _step_state(hi, lo, inc_hi, inc_lo)
+            x = hi ^ lo
+            r = hi >> _U58
+            raw = (x >> r) | (x << ((_U64 - r) & _U63))
+            has32 = _U1
+            buffered = raw >> _U32
+            draw = raw & _M32
+        maximum = np.uint64(k)
+        if maximum <= mask >> _U1:  # the smallest all-ones mask covering k, as numpy's
+            mask >>= _U1
+        value = draw & mask
+        accept = value <= maximum
+        j = np.int64(value) if accept else k
         tmp = out[j]
         out[j] = out[k]
         out[k] = tmp
+        k -= np.int64(accept)
+    states[i, _HI], states[i, _LO] = hi, lo
+    states[i, _HAS32], states[i, _UINT] = has32, buffered
 
 
 @numba.njit(cache=True)
