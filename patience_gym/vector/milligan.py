@@ -117,21 +117,18 @@ class BatchedMissMilligan(BatchedMilligan):
     """Miss Milligan (rule option ``waive_sequences``)."""
 
     env_id = "patience_gym/MissMilligan-v0"
-    game_name = "miss_milligan"
 
 
 class BatchedGiant(BatchedMilligan):
     """Giant (rule option ``worry_back_anytime``)."""
 
     env_id = "patience_gym/Giant-v0"
-    game_name = "giant"
 
 
 class BatchedMissMilliganPocket(BatchedMilligan):
     """Miss Milligan, pocket version (no rule options)."""
 
     env_id = "patience_gym/MissMilliganPocket-v0"
-    game_name = "miss_milligan_pocket"
 
 
 def MissMilliganEnv(num_envs: int = 1, **kwargs: Any) -> Any:
