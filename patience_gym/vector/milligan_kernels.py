@@ -16,7 +16,8 @@ State of game ``e`` (all arrays have N rows):
 * ``sc[e, BEST]``, ``sc[e, IDLE]``, ``sc[e, TOTAL]``: foundation high-water mark, idle moves since
   the last progress event, cards on the foundations.
 * ``hsh[e]``: the position's fingerprint; ``seen[e, :sc[e, NSEEN]]`` the fingerprints met since the
-  last progress event (the current one included).
+  last progress event (the current one included), ``seen[e, FILTER]`` a 64-bit filter of them.
+* ``ids[e]``: the "ids" observation, kept up to date move by move as the single env keeps it.
 * ``mask[e]``: the legal actions, ``sc[e, NLEGAL]`` how many (0: the game is over), listed in
   ``acts[e, :sc[e, NLEGAL]]`` (to clear them cheaply).
 
