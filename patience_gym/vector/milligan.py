@@ -1,0 +1,146 @@
+"""Batched Miss Milligan, Giant and Miss Milligan (pocket version): N games stepped by numba kernels.
+
+One class per env id, all over the kernels of :mod:`patience_gym.vector.milligan_kernels`; the
+variant and its rule options (``waive_sequences``, ``worry_back_anytime``) become kernel
+parameters. Game ``i`` plays bit for bit what ``gym.make(env_id, obs_encoding=..., **options)``
+plays after ``reset(seed=seeds[i])`` and then ``reset()`` after each game: the same deals, masks
+(the progress rule's idle limit and repeated-position masking included), rewards, observations,
+scores and infos.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from patience_gym.games.milligan import IDLE_LIMIT, OBS_SIZE, MilliganGame
+from patience_gym.games.milligan_tables import MAX_COLUMN, MAX_RUN, MAX_STOCK, NUM_ACTIONS, NUM_COLUMNS, TOTAL_CARDS
+from patience_gym.vector import milligan_kernels as K
+from patience_gym.vector.base import BatchedGame, make_vector_env
+
+_DOWN = {"never": 0, "stock_out": 1, "anytime": 2}
+_RESERVE = {"": 0, "waiver": 1, "pocket": 2}
+
+
+class BatchedMilligan(BatchedGame):
+    """N games of one Miss Milligan variant in numpy arrays, stepped by numba kernels; no autoreset.
+
+    ``infos()`` gives ``stock_left`` and ``idle_moves_left`` (int64 [N]), as the single env reports them.
+    """
+
+    encodings = ("ids", "planes")
+
+    def __init__(self, num_envs: int, obs_encoding: str | None = None, **rule_options: Any) -> None:
+        super().__init__(num_envs, obs_encoding, **rule_options)
+        game = self.game
+        assert isinstance(game, MilliganGame)
+        n = self.num_envs
+        self._params = (int(game.vacancy_any), _RESERVE[game.reserve_kind], game.max_reserve, _DOWN[game.down])
+        self._tables = (K.ZC, K.ZF, K.ZO)
+        self._cols = np.zeros((n, NUM_COLUMNS, MAX_COLUMN), dtype=np.int8)
+        self._clen = np.zeros((n, NUM_COLUMNS), dtype=np.int8)
+        self._runs = np.zeros((n, NUM_COLUMNS), dtype=np.int8)
+        self._tops = np.full((n, NUM_COLUMNS), -1, dtype=np.int8)
+        self._found = np.zeros((n, NUM_COLUMNS), dtype=np.int8)
+        self._stock = np.zeros((n, MAX_STOCK), dtype=np.int8)
+        self._res = np.zeros((n, MAX_RUN), dtype=np.int8)
+        self._sc = np.zeros((n, K.NUM_SCALARS), dtype=np.int64)
+        self._hash = np.zeros(n, dtype=np.uint64)
+        #: The "ids" observation, kept up to date by the kernels (as the single env keeps its own).
+        self._ids = np.zeros((n, OBS_SIZE), dtype=np.int8)
+        self._seen = np.zeros((n, K.SEEN_CAP + 1), dtype=np.uint64)
+        self._masks = np.zeros((n, NUM_ACTIONS), dtype=bool)
+        self._acts = np.zeros((n, NUM_ACTIONS), dtype=np.int16)
+        #: The kernels' common arguments: the state, the masks, the fingerprint keys, the variant.
+        self._args: tuple[Any, ...] = (*self._state(), self._masks, self._acts, *self._tables, *self._params)
+
+    def reset(self, which: np.ndarray) -> None:
+        which = np.asarray(which)
+        if which.shape != (self.num_envs,) or which.dtype != np.bool_:
+            raise ValueError(f"reset needs a bool array of shape ({self.num_envs},), got {which.dtype} {which.shape}")
+        K.reset_kernel(self.rng_states, which, *self._args)
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise ValueError(
+                f"step needs integer actions of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
+            )
+        n = self.num_envs
+        reward = np.empty(n, dtype=np.float64)
+        terminated = np.empty(n, dtype=bool)
+        illegal = np.empty(n, dtype=bool)
+        K.step_kernel(actions.astype(np.int64, copy=False), reward, terminated, illegal, *self._args)
+        return reward, terminated, illegal
+
+    def masks(self) -> np.ndarray:
+        """Legal actions, bool ``[N, 1010]`` (the engine's own array: copy it to keep it past a step)."""
+        return self._masks
+
+    def observe(self) -> np.ndarray:
+        if self.obs_encoding == "ids":
+            return self._ids.copy()
+        out = np.empty((self.num_envs, *self.single_observation_space.shape), dtype=np.float32)
+        K.observe_planes(self._cols, self._clen, self._runs, self._found, self._res, self._sc, out)
+        return out
+
+    def scores(self) -> np.ndarray:
+        """Cards on the foundations (``info["score"]``), float64 ``[N]``."""
+        return self._sc[:, K.TOTAL].astype(np.float64)
+
+    def won(self) -> np.ndarray:
+        """All 104 cards on the foundations (``info["won"]``), bool ``[N]``."""
+        return self._sc[:, K.TOTAL] == TOTAL_CARDS
+
+    def infos(self) -> dict[str, np.ndarray]:
+        return {"stock_left": MAX_STOCK - self._sc[:, K.POS], "idle_moves_left": IDLE_LIMIT - self._sc[:, K.IDLE]}
+
+    def _state(self) -> tuple[np.ndarray, ...]:
+        """The state arrays in the kernels' argument order (the mask apart)."""
+        return (
+            self._cols,
+            self._clen,
+            self._runs,
+            self._tops,
+            self._found,
+            self._stock,
+            self._res,
+            self._sc,
+            self._hash,
+            self._seen,
+            self._ids,
+        )
+
+
+class BatchedMissMilligan(BatchedMilligan):
+    """Miss Milligan (rule option ``waive_sequences``)."""
+
+    env_id = "patience_gym/MissMilligan-v0"
+
+
+class BatchedGiant(BatchedMilligan):
+    """Giant (rule option ``worry_back_anytime``)."""
+
+    env_id = "patience_gym/Giant-v0"
+
+
+class BatchedMissMilliganPocket(BatchedMilligan):
+    """Miss Milligan, pocket version (no rule options)."""
+
+    env_id = "patience_gym/MissMilliganPocket-v0"
+
+
+def MissMilliganEnv(num_envs: int = 1, **kwargs: Any) -> Any:
+    """``vector_entry_point`` of ``patience_gym/MissMilligan-v0``."""
+    return make_vector_env(BatchedMissMilligan, num_envs, **kwargs)
+
+
+def GiantEnv(num_envs: int = 1, **kwargs: Any) -> Any:
+    """``vector_entry_point`` of ``patience_gym/Giant-v0``."""
+    return make_vector_env(BatchedGiant, num_envs, **kwargs)
+
+
+def MissMilliganPocketEnv(num_envs: int = 1, **kwargs: Any) -> Any:
+    """``vector_entry_point`` of ``patience_gym/MissMilliganPocket-v0``."""
+    return make_vector_env(BatchedMissMilliganPocket, num_envs, **kwargs)

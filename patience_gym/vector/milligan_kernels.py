@@ -1,0 +1,650 @@
+"""Numba kernels of the batched Miss Milligan family (Miss Milligan, Giant, the pocket version).
+
+A second implementation of :mod:`patience_gym.games.milligan`, kept honest by
+``tests/test_vector_milligan.py``: the same moves, the same action layout
+(:mod:`patience_gym.games.milligan_tables`), the same progress rule with the
+same 64-bit Zobrist fingerprints, over array state for N games.
+
+State of game ``e`` (all arrays have N rows):
+
+* ``cols[e, j, r]``: card at row ``r`` (0 = deepest) of column ``j``; ``clen[e, j]`` its length,
+  ``runs[e, j]`` the length of the built sequence at its foot, ``tops[e, j]`` its exposed card (-1: empty).
+* ``found[e, s]``: height of foundation slot ``s`` (suit ``s // 2``).
+* ``stock[e, :]``: the 96 stock cards in dealing order; ``sc[e, POS]`` of them are dealt.
+* ``res[e, :sc[e, NRES]]``: the reserve (waived cards or pocket), deepest first; ``sc[e, ORIGIN]``
+  the waived cards' column (-1: none).
+* ``sc[e, BEST]``, ``sc[e, IDLE]``, ``sc[e, TOTAL]``: foundation high-water mark, idle moves since
+  the last progress event, cards on the foundations.
+* ``hsh[e]``: the position's fingerprint; ``seen[e, :sc[e, NSEEN]]`` the fingerprints met since the
+  last progress event (the current one included), ``seen[e, FILTER]`` a 64-bit filter of them.
+* ``ids[e]``: the "ids" observation, kept up to date move by move as the single env keeps it.
+* ``mask[e]``: the legal actions, ``sc[e, NLEGAL]`` how many (0: the game is over), listed in
+  ``acts[e, :sc[e, NLEGAL]]`` (to clear them cheaply).
+
+Variant settings are plain integers: ``vacancy_any`` (0/1), ``rkind`` (0 none, 1 waiver, 2 pocket),
+``maxres`` (cards the reserve may take at once: 0, 1 or 13) and ``down`` (foundation tops come down:
+0 never, 1 once the stock is out, 2 any time).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from patience_gym.games.milligan import IDLE_LIMIT, PLANE_WIDTH, PLANES_SIZE
+from patience_gym.games.milligan_tables import (
+    CF,
+    CR,
+    DEAL,
+    FC,
+    MAX_COLUMN,
+    MAX_RUN,
+    MAX_STOCK,
+    NUM_ACTIONS,
+    NUM_COLUMNS,
+    NUM_FOUNDATIONS,
+    RC,
+    RF,
+    TOTAL_CARDS,
+    ZCARD,
+    ZFOUND,
+    ZORIGIN,
+)
+from patience_gym.vector.rng import permute
+
+# columns of the per-game scalar array ``sc``
+POS, NRES, ORIGIN, BEST, IDLE, TOTAL, NSEEN, NLEGAL = range(8)
+NUM_SCALARS = 8
+#: Room for the fingerprints between two progress events (the position after each idle move, and the first).
+SEEN_CAP = IDLE_LIMIT + 1
+#: Column of ``seen`` after the fingerprints: a 64-bit filter, bit ``h >> 58`` set for each fingerprint ``h`` held.
+FILTER = SEEN_CAP
+_ONE = np.uint64(1)
+_TOP6 = np.uint64(58)
+
+R_SLOT = NUM_COLUMNS  # fingerprint slot of the reserve
+OBS_FOUNDATIONS = NUM_COLUMNS * MAX_COLUMN
+OBS_RESERVE = OBS_FOUNDATIONS + NUM_FOUNDATIONS
+OBS_ORIGIN = OBS_RESERVE + MAX_RUN
+OBS_STOCK = OBS_ORIGIN + 1
+OBS_IDLE = OBS_STOCK + 1
+OBS_BEST = OBS_IDLE + 1
+P_FOUND, P_RESERVE, P_STOCK, P_ROW, P_EXPOSED, P_RUN = 8, 9, 10, 11, 12, 13
+PLANES_G = TOTAL_CARDS * PLANE_WIDTH
+
+#: Zobrist keys as arrays: ``ZC[slot, row, card]``, ``ZF[slot, height]``, ``ZO[origin + 1]``.
+ZC = np.array(ZCARD, dtype=np.uint64).reshape(NUM_COLUMNS + 1, MAX_COLUMN, 52)
+ZF = np.array(ZFOUND, dtype=np.uint64).reshape(NUM_FOUNDATIONS, 14)
+ZO = np.array(ZORIGIN, dtype=np.uint64)
+
+
+@njit(cache=True, inline="always")
+def _red(c: int) -> bool:
+    s = c // 13
+    return s == 1 or s == 2
+
+
+@njit(cache=True, inline="always")
+def _fits(upper: int, lower: int) -> bool:
+    """May ``lower`` be packed on ``upper`` (one rank lower, the other colour)?"""
+    return lower % 13 == upper % 13 - 1 and _red(lower) != _red(upper)
+
+
+@njit(cache=True, inline="always")
+def _moved_delta(src, n, k, si, dj, dst_row, zc):  # type: ignore[no-untyped-def]
+    """Fingerprint change of moving the last ``k`` of ``src[:n]`` (slot ``si``) to slot ``dj`` from ``dst_row``."""
+    d = np.uint64(0)
+    for t in range(n - k, n):
+        c = src[t]
+        d ^= zc[si, t, c] ^ zc[dj, dst_row + t - (n - k), c]
+    return d
+
+
+@njit(cache=True, inline="always")
+def _unseen(seen, e, nseen, d):  # type: ignore[no-untyped-def]
+    if not (seen[e, FILTER] >> (d >> _TOP6)) & _ONE:
+        return True
+    for t in range(nseen):  # noqa: SIM110 (a loop numba compiles tight)
+        if seen[e, t] == d:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _foot_run(col, n):  # type: ignore[no-untyped-def]
+    if n == 0:
+        return 0
+    run = 1
+    while run < n and _fits(col[n - run - 1], col[n - run]):
+        run += 1
+    return run
+
+
+@njit(cache=True, inline="always")
+def _add(m, acts, e, count, a):  # type: ignore[no-untyped-def]
+    """Mark action ``a`` legal and list it; the new count."""
+    m[a] = True
+    acts[e, count] = a
+    return count + 1
+
+
+@njit(cache=True)
+def legal_one(
+    e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, acts, zc, zf, zo, vacancy_any, rkind, maxres, down
+):  # type: ignore[no-untyped-def]
+    """Fill ``mask[e]`` with the legal actions of game ``e``; store and return their number.
+
+    The exposed cards' ranks, one bit each, by colour (``rb_red``, ``rb_black``) let most sources
+    be skipped without looking at every target column.
+    """
+    m = mask[e]
+    for t in range(sc[e, NLEGAL]):  # clear the last legal actions (cheaper than the whole row)
+        m[acts[e, t]] = False
+    total = sc[e, TOTAL]
+    if total == TOTAL_CARDS:
+        sc[e, NLEGAL] = 0
+        return 0
+    h = hsh[e]
+    stock_out = sc[e, POS] >= MAX_STOCK
+    at_best = total == sc[e, BEST]
+    may_idle = sc[e, IDLE] < IDLE_LIMIT
+    nseen = sc[e, NSEEN]
+    check = nseen > 1
+    nres = sc[e, NRES]
+    origin = sc[e, ORIGIN]
+    fe = found[e]
+    count = 0
+    if not stock_out:
+        count = _add(m, acts, e, count, DEAL)
+
+    # exposed cards to the foundations; their ranks by colour
+    rb_red = 0
+    rb_black = 0
+    nempty = 0
+    for i in range(NUM_COLUMNS):
+        n = clen[e, i]
+        if n == 0:
+            nempty += 1
+            continue
+        c = np.int64(tops[e, i])
+        r = c % 13
+        if _red(c):
+            rb_red |= 1 << r
+        else:
+            rb_black |= 1 << r
+        s = 2 * (c // 13)
+        if fe[s] == r or fe[s + 1] == r:
+            if at_best:
+                count = _add(m, acts, e, count, CF + i)
+            elif may_idle:
+                if fe[s] != r:
+                    s += 1
+                d = h ^ zc[i, n - 1, c] ^ zf[s, r] ^ zf[s, r + 1]
+                if not check or _unseen(seen, e, nseen, d):
+                    count = _add(m, acts, e, count, CF + i)
+    if nres:
+        c = np.int64(res[e, nres - 1])
+        r = c % 13
+        s = 2 * (c // 13)
+        if fe[s] == r or fe[s + 1] == r:
+            if at_best:
+                count = _add(m, acts, e, count, RF)
+            elif may_idle:
+                if fe[s] != r:
+                    s += 1
+                d = h ^ zc[R_SLOT, nres - 1, c] ^ zf[s, r] ^ zf[s, r + 1]
+                if nres == 1:
+                    d ^= zo[origin + 1] ^ zo[0]
+                if not check or _unseen(seen, e, nseen, d):
+                    count = _add(m, acts, e, count, RF)
+
+    if may_idle:
+        # column to column: a run ending in rank fr goes on rank fr + k, of the other colour than
+        # its head, i.e. of the foot's colour exactly when k is even
+        for i in range(NUM_COLUMNS):
+            run = runs[e, i]
+            if run == 0:
+                continue
+            n = clen[e, i]
+            col = cols[e, i]
+            foot = np.int64(tops[e, i])
+            frank = foot % 13
+            fred = _red(foot)
+            span = (((1 << run) - 1) << (frank + 1)) & 0x1FFF
+            odd = 0x0AAA if frank % 2 == 0 else 0x1555  # ranks frank + k with k odd
+            same = rb_red if fred else rb_black
+            other = rb_black if fred else rb_red
+            if (other & span & odd) | (same & span & ~odd):
+                for j in range(NUM_COLUMNS):
+                    mj = clen[e, j]
+                    if j == i or mj == 0:
+                        continue
+                    t = np.int64(tops[e, j])
+                    k = t % 13 - frank
+                    if k < 1 or k > run or (_red(t) != fred) != (k % 2 == 1):
+                        continue
+                    if check and not _unseen(seen, e, nseen, h ^ _moved_delta(col, n, k, i, j, mj, zc)):
+                        continue
+                    count = _add(m, acts, e, count, (i * (NUM_COLUMNS - 1) + (j if j < i else j - 1)) * MAX_RUN + k - 1)
+            if nempty:
+                if vacancy_any:
+                    k0 = 1
+                else:
+                    k0 = 13 - frank
+                    if k0 > run:
+                        continue
+                    run = k0
+                for j in range(NUM_COLUMNS):
+                    if clen[e, j]:
+                        continue
+                    base = (i * (NUM_COLUMNS - 1) + (j if j < i else j - 1)) * MAX_RUN - 1
+                    for k in range(k0, run + 1):
+                        if check and not _unseen(seen, e, nseen, h ^ _moved_delta(col, n, k, i, j, 0, zc)):
+                            continue
+                        count = _add(m, acts, e, count, base + k)
+
+        # the reserve
+        if rkind:
+            if nres:
+                rs = res[e]
+                for k in range(1, nres + 1):
+                    head = np.int64(rs[nres - k])
+                    hrank = head % 13
+                    parents = rb_black if _red(head) else rb_red
+                    if not ((parents >> (hrank + 1)) & 1 or nempty or (k == nres and origin >= 0)):
+                        continue
+                    for j in range(NUM_COLUMNS):
+                        mj = clen[e, j]
+                        ok = _fits(tops[e, j], head) if mj else vacancy_any or hrank == 12
+                        if k == nres and j == origin:
+                            ok = True  # restoring the waived cards, fitting or not
+                        if not ok:
+                            continue
+                        if check:
+                            d = h ^ _moved_delta(rs, nres, k, R_SLOT, j, mj, zc)
+                            if k == nres:
+                                d ^= zo[origin + 1] ^ zo[0]
+                            if not _unseen(seen, e, nseen, d):
+                                continue
+                        a = RC + j * MAX_RUN + k - 1
+                        if not m[a]:  # the origin may also be a fitting target
+                            count = _add(m, acts, e, count, a)
+            elif rkind == 2 or stock_out:
+                waiver = rkind == 1
+                for i in range(NUM_COLUMNS):
+                    n = clen[e, i]
+                    if n == 0:
+                        continue
+                    kmax = 1 if maxres == 1 else runs[e, i]
+                    for k in range(1, kmax + 1):
+                        if check:
+                            d = h ^ _moved_delta(cols[e, i], n, k, i, R_SLOT, 0, zc)
+                            if waiver:
+                                d ^= zo[0] ^ zo[i + 1]
+                            if not _unseen(seen, e, nseen, d):
+                                continue
+                        count = _add(m, acts, e, count, CR + i * MAX_RUN + k - 1)
+
+        # foundation tops back down
+        if down and total and (stock_out or down == 2):
+            for s in range(NUM_FOUNDATIONS):
+                height = fe[s]
+                if height == 0 or (s % 2 == 0 and fe[s + 1] == height):
+                    continue
+                c = (s >> 1) * 13 + height - 1
+                parents = rb_black if _red(c) else rb_red
+                into_empty = nempty and (vacancy_any or height == 13)
+                if not ((parents >> height) & 1 or into_empty):
+                    continue
+                for j in range(NUM_COLUMNS):
+                    mj = clen[e, j]
+                    ok = _fits(tops[e, j], c) if mj else into_empty
+                    if not ok:
+                        continue
+                    if check:
+                        d = h ^ zf[s, height] ^ zf[s, height - 1] ^ zc[j, mj, c]
+                        if not _unseen(seen, e, nseen, d):
+                            continue
+                    count = _add(m, acts, e, count, FC + s * NUM_COLUMNS + j)
+
+    sc[e, NLEGAL] = count
+    return count
+
+
+@njit(cache=True)
+def _move(e, cols, clen, runs, tops, res, sc, ids, si, dj, k, h, zc):  # type: ignore[no-untyped-def]
+    """Move the last ``k`` cards of slot ``si`` to slot ``dj`` (slot 8: the reserve); the new fingerprint."""
+    src = res[e] if si == R_SLOT else cols[e, si]
+    dst = res[e] if dj == R_SLOT else cols[e, dj]
+    n = sc[e, NRES] if si == R_SLOT else clen[e, si]
+    m = sc[e, NRES] if dj == R_SLOT else clen[e, dj]
+    fit = m > 0 and _fits(dst[m - 1], src[n - k])
+    ob_s = OBS_RESERVE if si == R_SLOT else si * MAX_COLUMN
+    ob_d = OBS_RESERVE if dj == R_SLOT else dj * MAX_COLUMN
+    for t in range(k):
+        c = src[n - k + t]
+        h ^= zc[si, n - k + t, c] ^ zc[dj, m + t, c]
+        dst[m + t] = c
+        ids[e, ob_s + n - k + t] = 0
+        ids[e, ob_d + m + t] = c + 1
+    if si == R_SLOT:
+        sc[e, NRES] = n - k
+    else:
+        clen[e, si] = n - k
+        tops[e, si] = src[n - k - 1] if n > k else -1
+        run = runs[e, si]
+        runs[e, si] = run - k if run > k else _foot_run(src, n - k)
+    if dj == R_SLOT:
+        sc[e, NRES] = m + k
+    else:
+        clen[e, dj] = m + k
+        tops[e, dj] = dst[m + k - 1]
+        runs[e, dj] = runs[e, dj] + k if fit else k
+    return h
+
+
+@njit(cache=True)
+def apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind):  # type: ignore[no-untyped-def]
+    """Play the legal action ``a`` in game ``e``; its reward."""
+    h = hsh[e]
+    reward = 0.0
+    if a < RC:  # column to column
+        i = a // ((NUM_COLUMNS - 1) * MAX_RUN)
+        rest = a % ((NUM_COLUMNS - 1) * MAX_RUN)
+        jj = rest // MAX_RUN
+        j = jj if jj < i else jj + 1
+        h = _move(e, cols, clen, runs, tops, res, sc, ids, i, j, rest % MAX_RUN + 1, h, zc)
+    elif a < CR:  # reserve to column
+        j = (a - RC) // MAX_RUN
+        h = _move(e, cols, clen, runs, tops, res, sc, ids, R_SLOT, j, (a - RC) % MAX_RUN + 1, h, zc)
+        if sc[e, NRES] == 0:
+            h ^= zo[sc[e, ORIGIN] + 1] ^ zo[0]
+            sc[e, ORIGIN] = -1
+            ids[e, OBS_ORIGIN] = 0
+    elif a < CF:  # column to reserve
+        i = (a - CR) // MAX_RUN
+        h = _move(e, cols, clen, runs, tops, res, sc, ids, i, R_SLOT, (a - CR) % MAX_RUN + 1, h, zc)
+        if rkind == 1:
+            h ^= zo[0] ^ zo[i + 1]
+            sc[e, ORIGIN] = i
+            ids[e, OBS_ORIGIN] = i + 1
+    elif a < FC:  # column or reserve to a foundation
+        if a == RF:
+            n = sc[e, NRES] - 1
+            c = res[e, n]
+            sc[e, NRES] = n
+            h ^= zc[R_SLOT, n, c]
+            ids[e, OBS_RESERVE + n] = 0
+            if n == 0:
+                h ^= zo[sc[e, ORIGIN] + 1] ^ zo[0]
+                sc[e, ORIGIN] = -1
+                ids[e, OBS_ORIGIN] = 0
+        else:
+            i = a - CF
+            n = clen[e, i] - 1
+            c = cols[e, i, n]
+            clen[e, i] = n
+            tops[e, i] = cols[e, i, n - 1] if n else -1
+            h ^= zc[i, n, c]
+            ids[e, i * MAX_COLUMN + n] = 0
+            run = runs[e, i]
+            runs[e, i] = run - 1 if run > 1 else _foot_run(cols[e, i], n)
+        r = c % 13
+        s = 2 * (c // 13)
+        if found[e, s] != r:
+            s += 1
+        found[e, s] = r + 1
+        h ^= zf[s, r] ^ zf[s, r + 1]
+        ids[e, OBS_FOUNDATIONS + s] = c + 1
+        sc[e, TOTAL] += 1
+        reward = 1.0
+    elif a < DEAL:  # foundation top to a column
+        s = (a - FC) // NUM_COLUMNS
+        j = (a - FC) % NUM_COLUMNS
+        height = found[e, s]
+        c = (s >> 1) * 13 + height - 1
+        found[e, s] = height - 1
+        ids[e, OBS_FOUNDATIONS + s] = c if height > 1 else 0
+        sc[e, TOTAL] -= 1
+        h ^= zf[s, height] ^ zf[s, height - 1]
+        m = clen[e, j]
+        runs[e, j] = runs[e, j] + 1 if m and _fits(cols[e, j, m - 1], c) else 1
+        cols[e, j, m] = c
+        clen[e, j] = m + 1
+        tops[e, j] = c
+        ids[e, j * MAX_COLUMN + m] = c + 1
+        h ^= zc[j, m, c]
+        reward = -1.0
+    else:  # deal
+        pos = sc[e, POS]
+        for j in range(NUM_COLUMNS):
+            c = stock[e, pos + j]
+            m = clen[e, j]
+            runs[e, j] = runs[e, j] + 1 if m and _fits(cols[e, j, m - 1], c) else 1
+            cols[e, j, m] = c
+            clen[e, j] = m + 1
+            tops[e, j] = c
+            ids[e, j * MAX_COLUMN + m] = c + 1
+            h ^= zc[j, m, c]
+        sc[e, POS] = pos + NUM_COLUMNS
+        ids[e, OBS_STOCK] = MAX_STOCK - pos - NUM_COLUMNS
+    hsh[e] = h
+    total = sc[e, TOTAL]
+    if a == DEAL or total > sc[e, BEST]:
+        if total > sc[e, BEST]:
+            sc[e, BEST] = total
+            ids[e, OBS_BEST] = total
+        sc[e, IDLE] = 0
+        seen[e, 0] = h
+        seen[e, FILTER] = _ONE << (h >> _TOP6)
+        sc[e, NSEEN] = 1
+    else:
+        sc[e, IDLE] += 1
+        if _unseen(seen, e, sc[e, NSEEN], h):  # a set: the same fingerprint is kept once
+            seen[e, sc[e, NSEEN]] = h
+            seen[e, FILTER] |= _ONE << (h >> _TOP6)
+            sc[e, NSEEN] += 1
+    ids[e, OBS_IDLE] = IDLE_LIMIT - sc[e, IDLE]
+    return reward
+
+
+@njit(cache=True)
+def step_kernel(  # type: ignore[no-untyped-def]
+    actions, reward, terminated, illegal, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask, acts,
+    zc, zf, zo, vacancy_any, rkind, maxres, down,
+):  # fmt: skip
+    """Step every game; an illegal or out-of-range action leaves its game unchanged with reward -1."""
+    for e in range(actions.shape[0]):
+        a = actions[e]
+        if a < 0 or a >= NUM_ACTIONS or not mask[e, a]:
+            reward[e] = -1.0
+            illegal[e] = True
+            terminated[e] = sc[e, NLEGAL] == 0
+            continue
+        reward[e] = apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind)
+        illegal[e] = False
+        n = legal_one(
+            e,
+            cols,
+            clen,
+            runs,
+            tops,
+            found,
+            res,
+            sc,
+            hsh,
+            seen,
+            mask,
+            acts,
+            zc,
+            zf,
+            zo,
+            vacancy_any,
+            rkind,
+            maxres,
+            down,
+        )
+        terminated[e] = n == 0
+
+
+@njit(cache=True)
+def reset_kernel(  # type: ignore[no-untyped-def]
+    rng_states, which, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask, acts,
+    zc, zf, zo, vacancy_any, rkind, maxres, down,
+):  # fmt: skip
+    """Deal a new game in every game ``e`` with ``which[e]``, drawn from its RNG as ``Game.init`` draws it."""
+    deck = np.empty(TOTAL_CARDS, dtype=np.int64)
+    for e in range(which.shape[0]):
+        if not which[e]:
+            continue
+        permute(rng_states, e, deck)  # shuffled_deck(rng, 2): two packs, card i % 52 at position i
+        ids[e, :] = 0
+        ids[e, OBS_STOCK] = MAX_STOCK
+        ids[e, OBS_IDLE] = IDLE_LIMIT
+        h = zo[0]
+        for j in range(NUM_COLUMNS):
+            c = deck[j] % 52
+            cols[e, j, 0] = c
+            ids[e, j * MAX_COLUMN] = c + 1
+            tops[e, j] = c
+            clen[e, j] = 1
+            runs[e, j] = 1
+            h ^= zc[j, 0, c]
+        for s in range(NUM_FOUNDATIONS):
+            found[e, s] = 0
+            h ^= zf[s, 0]
+        for p in range(MAX_STOCK):
+            stock[e, p] = deck[NUM_COLUMNS + p] % 52
+        sc[e, POS] = 0
+        sc[e, NRES] = 0
+        sc[e, ORIGIN] = -1
+        sc[e, BEST] = 0
+        sc[e, IDLE] = 0
+        sc[e, TOTAL] = 0
+        hsh[e] = h
+        seen[e, 0] = h
+        seen[e, FILTER] = _ONE << (h >> _TOP6)
+        sc[e, NSEEN] = 1
+        legal_one(
+            e,
+            cols,
+            clen,
+            runs,
+            tops,
+            found,
+            res,
+            sc,
+            hsh,
+            seen,
+            mask,
+            acts,
+            zc,
+            zf,
+            zo,
+            vacancy_any,
+            rkind,
+            maxres,
+            down,
+        )
+
+
+@njit(cache=True)
+def observe_ids(cols, clen, found, res, sc, out):  # type: ignore[no-untyped-def]
+    """The "ids" observation of every game into ``out`` (int8 [N, 857])."""
+    for e in range(out.shape[0]):
+        o = out[e]
+        o[:] = 0
+        for j in range(NUM_COLUMNS):
+            for r in range(clen[e, j]):
+                o[j * MAX_COLUMN + r] = cols[e, j, r] + 1
+        for s in range(NUM_FOUNDATIONS):
+            height = found[e, s]
+            o[OBS_FOUNDATIONS + s] = (s >> 1) * 13 + height if height else 0
+        for r in range(sc[e, NRES]):
+            o[OBS_RESERVE + r] = res[e, r] + 1
+        o[OBS_ORIGIN] = sc[e, ORIGIN] + 1
+        o[OBS_STOCK] = MAX_STOCK - sc[e, POS]
+        o[OBS_IDLE] = IDLE_LIMIT - sc[e, IDLE]
+        o[OBS_BEST] = sc[e, BEST]
+
+
+@njit(cache=True)
+def observe_planes(cols, clen, runs, found, res, sc, out):  # type: ignore[no-untyped-def]
+    """The "planes" observation of every game into ``out`` (float32 [N, 1468])."""
+    met = np.zeros(52, dtype=np.int64)
+    for e in range(out.shape[0]):
+        o = out[e]
+        o[:] = 0.0
+        met[:] = 0
+        for j in range(NUM_COLUMNS):
+            n = clen[e, j]
+            first_run = n - runs[e, j]
+            b = 0
+            for r in range(n):
+                c = cols[e, j, r]
+                b = (2 * c + met[c]) * PLANE_WIDTH
+                met[c] += 1
+                o[b + j] = 1.0
+                o[b + P_ROW] = r / (MAX_COLUMN - 1)
+                if r >= first_run:
+                    o[b + P_RUN] = 1.0
+            if n:
+                o[b + P_EXPOSED] = 1.0
+        for s in range(NUM_FOUNDATIONS):
+            for c in range((s >> 1) * 13, (s >> 1) * 13 + found[e, s]):
+                o[(2 * c + met[c]) * PLANE_WIDTH + P_FOUND] = 1.0
+                met[c] += 1
+        nres = sc[e, NRES]
+        for r in range(nres):
+            c = res[e, r]
+            b = (2 * c + met[c]) * PLANE_WIDTH
+            met[c] += 1
+            o[b + P_RESERVE] = 1.0
+            o[b + P_ROW] = r / (MAX_RUN - 1)
+            o[b + P_RUN] = 1.0
+            if r == nres - 1:
+                o[b + P_EXPOSED] = 1.0
+        for c in range(52):
+            for copy in range(met[c], 2):
+                o[(2 * c + copy) * PLANE_WIDTH + P_STOCK] = 1.0
+        o[PLANES_G] = (MAX_STOCK - sc[e, POS]) / MAX_STOCK
+        o[PLANES_G + 1] = (IDLE_LIMIT - sc[e, IDLE]) / IDLE_LIMIT
+        o[PLANES_G + 2] = sc[e, BEST] / TOTAL_CARDS
+        o[PLANES_G + 3 + sc[e, ORIGIN] + 1] = 1.0
+
+
+@njit(cache=True)
+def sample_masked(mask, uniforms, out):  # type: ignore[no-untyped-def]
+    """``out[e]``: the ``int(uniforms[e] * n)``-th of row ``e``'s ``n`` legal actions (-1 when none).
+
+    A masked-random policy for benchmarks and tests: counts in blocks of 16, then scans one block.
+    """
+    width = mask.shape[1]
+    for e in range(mask.shape[0]):
+        row = mask[e]
+        n = 0
+        for a in range(width):
+            n += row[a]
+        out[e] = -1
+        if n == 0:
+            continue
+        pick = int(uniforms[e] * n)
+        a = 0
+        while a + 16 <= width:
+            block = 0
+            for b in range(a, a + 16):
+                block += row[b]
+            if pick < block:
+                break
+            pick -= block
+            a += 16
+        while a < width:
+            if row[a]:
+                if pick == 0:
+                    out[e] = a
+                    break
+                pick -= 1
+            a += 1
+
+
+assert PLANES_SIZE == PLANES_G + 3 + NUM_COLUMNS + 1
