@@ -43,7 +43,7 @@ from agents.config import (
 )
 
 CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
-DEFAULT_CONFIG = "configs/golf.yaml"
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "golf.yaml"  # the README's main job
 #: What a run directory holds; ``--overwrite`` removes these (and nothing else).
 RUN_FILES = (
     "config.yaml",

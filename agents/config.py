@@ -13,7 +13,7 @@
       report: {episodes: 500, seed: 0, agents: [random, greedy]}
 
 ``learning_rate`` and ``clip_range`` may be written ``lin_<start>`` (rl-zoo's notation): a linear
-decay from ``<start>`` to 0 over the run (SB3's ``get_linear_fn``).
+decay from ``<start>`` to 0 over the run (SB3's ``LinearSchedule``).
 
 An unknown key, a value of the wrong type or out of its range, an agent spec with an unknown option,
 or overlapping deal seeds is a :class:`ConfigError` naming the key and the file.
@@ -397,8 +397,8 @@ def config_to_dict(config: TrainConfig) -> dict[str, Any]:
 
 
 def resolve_ppo_kwargs(ppo: dict[str, Any], env_id: str = "") -> dict[str, Any]:
-    """The config's ``ppo`` mapping with ``lin_<start>`` strings turned into SB3's ``get_linear_fn`` schedules."""
-    from stable_baselines3.common.utils import get_linear_fn
+    """The config's ``ppo`` mapping with ``lin_<start>`` strings turned into SB3's linear schedules."""
+    from stable_baselines3.common.utils import LinearSchedule
 
     resolved = dict(ppo)
     for key in SCHEDULED:
@@ -410,7 +410,7 @@ def resolve_ppo_kwargs(ppo: dict[str, Any], env_id: str = "") -> dict[str, Any]:
                 where = f"{env_id}.ppo.{key}" if env_id else f"ppo.{key}"
                 raise ConfigError(f"{where} {exc}") from None
             # progress_remaining goes 1 -> 0 over the run; end_fraction 1.0: the decay spans all of it.
-            resolved[key] = get_linear_fn(start, 0.0, 1.0)
+            resolved[key] = LinearSchedule(start, 0.0, 1.0)
     return resolved
 
 
@@ -446,3 +446,24 @@ def resolve_policy_kwargs(policy_kwargs: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError(f"policy_kwargs.activation_fn: torch.nn has no {activation!r}")
         resolved["activation_fn"] = getattr(nn, activation)
     return resolved
+
+
+_LEGACY: dict[str, type] = {}
+
+
+def __getattr__(name: str) -> Any:
+    """``agents.config.LinearSchedule``: the name models saved before SB3's schedule was used pickled."""
+    if name != "LinearSchedule":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if not _LEGACY:
+        from stable_baselines3.common.utils import LinearSchedule as SB3Linear
+
+        class LinearSchedule(SB3Linear):
+            """Unpickles the old ``start * progress_remaining`` schedule as SB3's."""
+
+            def __setstate__(self, state: dict[str, Any]) -> None:
+                SB3Linear.__init__(self, state["start"], 0.0, 1.0)
+
+        LinearSchedule.__module__, LinearSchedule.__qualname__ = __name__, "LinearSchedule"
+        _LEGACY[name] = LinearSchedule
+    return _LEGACY[name]
