@@ -159,12 +159,19 @@ def prepare_run_dir(args: Args, env_id: str) -> Path:
             f"run directory {run_dir} is not empty ({shown}): continue that run with --resume {run_dir}, "
             f"replace it with --overwrite, or choose another --run-dir"
         )
-    for name in held:
-        if name in RUN_FILES:
-            path = run_dir / name
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    clear_run(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     return run_dir
+
+
+def clear_run(run_dir: Path) -> None:
+    """Remove what a run wrote in ``run_dir`` (:data:`RUN_FILES`), and nothing else."""
+    for name in RUN_FILES:
+        path = run_dir / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
 
 
 def checkpoints(run_dir: Path) -> list[Path]:
@@ -381,17 +388,22 @@ def setup(args: Args) -> tuple[TrainConfig, Path, bool]:
 def train(args: Args) -> Path:
     """Train (or resume), save the model, write the report; return the run directory."""
     config, run_dir, resuming = setup(args)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
     clock = SegmentClock(run_dir / "training.json")
     vec, why = select_vec(args.vec or config.vec, config)
     if why:
         print(f"vec: {vec} ({why})")
-    envs = make_envs(config, config.n_envs, segment_seed(args.seed, clock.segment), vec, run_dir / "monitor")
-    if resuming:
-        model, checkpoint = load_checkpoint(run_dir, envs)
-        print(f"resuming {run_dir} from {checkpoint.name} at {model.num_timesteps} steps")
-    else:
-        model = new_model(config, envs, run_dir, args.seed)
+    try:
+        envs = make_envs(config, config.n_envs, segment_seed(args.seed, clock.segment), vec, run_dir / "monitor")
+        if resuming:
+            model, checkpoint = load_checkpoint(run_dir, envs)
+            print(f"resuming {run_dir} from {checkpoint.name} at {model.num_timesteps} steps")
+        else:
+            model = new_model(config, envs, run_dir, args.seed)
+    except ConfigError:
+        if not resuming:  # leave the directory as empty as it was, so the same command works once fixed
+            clear_run(run_dir)
+        raise
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
     clock.start(model.num_timesteps)
     callbacks = make_callbacks(config, run_dir, clock)
     if not resuming and config.pretrain.episodes > 0:

@@ -178,3 +178,12 @@ def test_help_lists_every_flag_with_its_docstring(capsys):
     for flag in ("--config", "--total-timesteps", "--n-envs", "--vec", "--run-dir", "--resume", "--overwrite"):
         assert flag in out
     assert "replace the run found in --run-dir" in out
+
+
+def test_a_policy_setting_the_model_refuses_is_a_config_error_and_leaves_the_run_dir_empty(tmp_path, capsys):
+    path = write(tmp_path, {"policy_kwargs": {"net_arc": [8]}})
+    run_dir = tmp_path / "run"
+    assert train.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar"]) == 2
+    err = capsys.readouterr().err
+    assert f"{GOLF}.policy_kwargs or .ppo: " in err and "net_arc" in err and len(err.strip().splitlines()) == 1
+    assert not any(run_dir.iterdir())  # the same command works once the config is fixed
