@@ -262,16 +262,27 @@ def select_vec(requested: str, config: TrainConfig) -> tuple[str, str | None]:
     except ImportError as exc:
         return "dummy", f"the batched engine is not installed ({exc})"
     supported = getattr(vector, "batched_supported", None)
-    if supported is None or not hasattr(vector, "make_sb3_vec_env"):
-        return "dummy", "patience_gym.vector has no SB3 adapter"
     encoding = config.env_kwargs.get("obs_encoding")
     try:
-        ok = supported(config.env_id, encoding)
+        batched_maker()
+        ok = supported is not None and supported(config.env_id, encoding)
     except ImportError as exc:
         return "dummy", f"the batched engine cannot load ({exc})"
     if not ok:
         return "dummy", f"no batched engine for {config.env_id} with obs_encoding={encoding!r}"
     return "batched", None
+
+
+def batched_maker() -> Any:
+    """``make_sb3_vec_env`` of :mod:`patience_gym.vector` (or of its ``sb3`` module); ImportError without it."""
+    from patience_gym import vector
+
+    maker = getattr(vector, "make_sb3_vec_env", None)
+    if maker is None:
+        from patience_gym.vector import sb3  # type: ignore[attr-defined]
+
+        maker = sb3.make_sb3_vec_env
+    return maker
 
 
 def make_envs(
@@ -295,9 +306,7 @@ def make_envs(
     if cycle is not None and n_envs != 1:
         raise ValueError("cycled deals need a single env")
     if vec == "batched":
-        from patience_gym.vector import make_sb3_vec_env  # type: ignore[attr-defined]
-
-        venv = make_sb3_vec_env(config.env_id, n_envs, seed, {"render_mode": None, **config.env_kwargs})
+        venv = batched_maker()(config.env_id, n_envs, seed, {"render_mode": None, **config.env_kwargs})
         if monitor_dir is None:
             return venv
         monitored = VecMonitor(venv, info_keywords=("score",))  # no file yet: appending_writer opens it

@@ -290,6 +290,7 @@ class FakeVector:
 
 def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_path):
     import sys
+    import types
 
     import patience_gym
 
@@ -309,6 +310,14 @@ def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_
     assert fake.made == [("patience_gym/Golf-v0", 2, 7, {"render_mode": None, **config.env_kwargs})]
     assert (tmp_path / "monitor" / "batched.monitor.csv").is_file()
     envs.close()
+    # The adapter may live in patience_gym.vector.sb3 (kept out of the package module: it imports SB3).
+    split = types.SimpleNamespace(
+        batched_supported=fake.batched_supported, sb3=types.SimpleNamespace(make_sb3_vec_env=fake.make_sb3_vec_env)
+    )
+    monkeypatch.setitem(sys.modules, "patience_gym.vector", split)
+    monkeypatch.setattr(patience_gym, "vector", split)
+    assert train.select_vec("batched", config) == ("batched", None)
+    assert train.batched_maker() == fake.make_sb3_vec_env
     # Without the package (or numba), batched falls back to dummy and says why.
     monkeypatch.setitem(sys.modules, "patience_gym.vector", None)
     monkeypatch.delattr(patience_gym, "vector")
