@@ -30,6 +30,7 @@ import yaml
 from pydantic import Field, TypeAdapter, ValidationError
 
 from agents.config import (
+    MAX_ENVS,
     TRAIN_SEED_BASE,
     ConfigError,
     TrainConfig,
@@ -60,7 +61,7 @@ RUN_FILES = (
     "scores.png",
 )
 #: Seeds of one training segment: TRAIN_SEED_BASE + SEED_STRIDE * (seed * MAX_SEGMENTS + segment) + env index.
-SEED_STRIDE = 10_000
+SEED_STRIDE = MAX_ENVS
 MAX_SEGMENTS = 100
 
 
@@ -140,6 +141,8 @@ def override(config: TrainConfig, args: Args) -> TrainConfig:
             target = target[part]
         target[leaf] = value
         changed = True
+    if args.pretrain_episodes == 0:  # no warm start, so no DAgger rounds after it either
+        data["pretrain"]["dagger_rounds"] = 0
     return validate(data, config.env_id, OVERRIDES) if changed else config
 
 

@@ -47,6 +47,8 @@ REPORT_MODELS = ("final", "best")
 
 #: Training deals use seeds from here on (train.py), so no config seed below it is ever a training deal.
 TRAIN_SEED_BASE = 100_000_000
+#: Most training envs of a run (each segment deals from MAX_ENVS seeds of its own: see train.segment_seed).
+MAX_ENVS = 10_000
 
 #: Hyperparameters that may be a schedule: ``lin_<start>`` decays linearly to 0 (rl-zoo's notation).
 SCHEDULED = ("learning_rate", "clip_range")
@@ -182,7 +184,7 @@ class TrainConfig:
 
     env_id: Annotated[str, Strict()]
     env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    n_envs: Count = 4
+    n_envs: Annotated[int, Strict(), Field(ge=1, le=MAX_ENVS)] = 4
     total_timesteps: Count = 100_000
     policy: Annotated[str, Strict()] = "MlpPolicy"
     policy_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)

@@ -44,6 +44,7 @@ def write(tmp_path: Path, patch: dict, env_id: str = GOLF) -> Path:
         ({"ppo": {"n_epochs": True}}, f"{GOLF}.ppo.n_epochs must be int, got True"),
         ({"n_envs": 0}, f"{GOLF}.n_envs must be at least 1, got 0"),
         ({"n_envs": 2.5}, f"{GOLF}.n_envs must be int, got 2.5"),
+        ({"n_envs": 10_001}, f"{GOLF}.n_envs must be at most 10000, got 10001"),
         ({"checkpoint_freq": 0}, f"{GOLF}.checkpoint_freq must be at least 1, got 0"),
         ({"vec": "threads"}, f"{GOLF}.vec must be one of batched, dummy, subproc, got 'threads'"),
         ({"eval": {"seed": -1}}, f"{GOLF}.eval.seed must be 0 or more, got -1"),
