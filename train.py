@@ -70,27 +70,27 @@ class Args:
     """Train MaskablePPO on a patience_gym env (flags override the config)."""
 
     config: str | None = None
-    """YAML config keyed by env id (default: configs/golf.yaml; not with --resume)"""
+    """YAML config keyed by env id; None: configs/golf.yaml (not with --resume)"""
     env_id: str | None = None
-    """which env of the config to train (default: its only one)"""
+    """which env of the config to train; None: its only one"""
     total_timesteps: Annotated[int | None, Field(ge=1)] = None
-    """env steps to train for (default: the config's)"""
+    """env steps to train for; None: the config's"""
     seed: Annotated[int, Field(ge=0)] = 0
     """seed of the training deals and the network"""
     n_envs: Annotated[int | None, Field(ge=1, le=SEED_STRIDE)] = None
-    """parallel envs (default: the config's)"""
+    """parallel envs; None: the config's"""
     vec: Literal["batched", "dummy", "subproc"] | None = None
-    """vector env: batched (numba engine, where it has the encoding), dummy (one process) or subproc"""
+    """vector env: batched (numba, where it has the encoding), dummy (one process) or subproc; None: the config's"""
     run_dir: str | None = None
-    """where to write the run (default: runs/<env>-<time>); must be new or empty"""
+    """where to write the run, new or empty; None: runs/<env>-<time>"""
     resume: str | None = None
     """run directory to continue from its newest intact checkpoint"""
     overwrite: bool = False
     """replace the run found in --run-dir instead of refusing"""
     report_episodes: Annotated[int | None, Field(ge=1)] = None
-    """deals for the final comparison (default: the config's)"""
+    """deals for the final comparison; None: the config's"""
     pretrain_episodes: Annotated[int | None, Field(ge=0)] = None
-    """teacher games for behaviour cloning before PPO (default: the config's pretrain.episodes)"""
+    """teacher games for behaviour cloning before PPO; None: the config's pretrain.episodes"""
     progress_bar: bool = True
     """show a progress bar while training"""
 

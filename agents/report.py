@@ -15,7 +15,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.config import TRAIN_SEED_BASE, TrainConfig, load_config
+from agents.config import TRAIN_SEED_BASE, ConfigError, TrainConfig, load_config
 from agents.evaluate import Summary, evaluate, format_table, paired_ci95
 
 
@@ -246,7 +246,11 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("config.yaml", "training.json", "model.zip"):
         if not (args.run_dir / name).is_file():
             parser.error(f"{args.run_dir / name} is missing: not a finished run")
-    print(write_report(args.run_dir, load_config(args.run_dir / "config.yaml")))
+    try:
+        config = load_config(args.run_dir / "config.yaml")
+    except ConfigError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    print(write_report(args.run_dir, config))
 
 
 if __name__ == "__main__":
