@@ -344,9 +344,17 @@ def check_agent_spec(spec: str, game_name: str) -> None:
     target = table.get(game_name)
     if target is None:
         raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
-    _agent_options_model(target).model_validate(options)  # raises pydantic's ValueError subclass
+    model = _agent_options_model(target)
     try:
-        registry.make_agent(spec, game_name)
+        model.model_validate({k: int(v) if v is not None and v.is_integer() else v for k, v in options.items()})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = first["loc"][0] if first["loc"] else "?"
+        if first["type"] == "extra_forbidden":
+            raise ValueError(f"unknown option {name} (options: {', '.join(model.model_fields) or 'none'})") from None
+        raise ValueError(describe(exc).replace(f"{name} must", f"option {name} must", 1)) from None
+    try:
+        registry.make_agent(spec, game_name)  # the class's own checks (planner samples >= 1, ...)
     except (TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
 
@@ -367,28 +375,7 @@ def _agent_options_model(target: str) -> Any:
         default = param.default if param.default is not param.empty else ...
         number = Annotated[base, Field(ge=0)]  # type: ignore[valid-type]
         fields[name] = (number | None if type(None) in typing.get_args(hint) else number, default)
-    model: Any = create_model(cls_name + "Options", __config__=ConfigDict(extra="forbid"), **fields)
-    return _OptionsChecker(model)
-
-
-class _OptionsChecker:
-    """Validates an options mapping; its errors are plain ValueErrors naming the option."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-
-    def model_validate(self, options: dict[str, float | None]) -> None:
-        try:
-            self.model.model_validate(
-                {k: int(v) if v is not None and v.is_integer() else v for k, v in options.items()}
-            )
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            name = first["loc"][0] if first["loc"] else "?"
-            if first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-                known = ", ".join(self.model.model_fields) or "none"
-                raise ValueError(f"unknown option {name} (options: {known})") from None
-            raise ValueError(describe(exc).replace(f"{name} must", f"option {name} must", 1)) from None
+    return create_model(cls_name + "Options", __config__=ConfigDict(extra="forbid"), **fields)
 
 
 def config_to_dict(config: TrainConfig) -> dict[str, Any]:
