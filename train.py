@@ -1,125 +1,291 @@
 """Train a MaskablePPO agent on a patience_gym env, then compare it with the baselines.
 
-    python train.py --config configs/golf.yaml [--total-timesteps N] [--seed S] [--n-envs K]
-                    [--vec dummy|subproc] [--run-dir D] [--resume D]
+    python train.py                      # configs/golf.yaml, the README's main job
+    python train.py --config configs/puss_in_the_corner.yaml --total-timesteps 200000 --run-dir runs/puss
+    python train.py --resume runs/puss   # continue a stopped run from its newest intact checkpoint
 
-A run directory holds ``config.yaml`` (the config used), ``tb/`` (TensorBoard
-logs), ``checkpoints/`` (every ``checkpoint_freq`` steps), ``eval/`` (held-out
-evaluations during training), ``model.zip`` (the final policy), and the final
-report: ``report.md``, ``results.json``, ``learning_curve.png`` and
-``scores.png`` (PPO against random and greedy on the same seeded deals).
-``--resume D`` continues a stopped run from its newest checkpoint, timestep
-count and optimiser state included.
+A run directory holds ``config.yaml`` (the config used), ``tb/`` (TensorBoard logs), ``monitor/``
+(training episodes), ``checkpoints/`` (every ``checkpoint_freq`` steps), ``eval/`` (held-out
+evaluations during training and their best policy), ``model.zip`` (the final policy),
+``training.json`` (steps and wall time of every segment), and the final report: ``report.md``,
+``results.json``, ``learning_curve.png`` and ``scores.png`` (PPO against random and greedy on
+deals it never trained on, with paired intervals). ``--resume`` continues the run, its timestep
+count, optimiser state, episode log and evaluation history included.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import itertools
 import json
+import os
 import re
+import shutil
 import sys
 import time
-import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import gymnasium as gym
 import yaml
+from pydantic import Field, TypeAdapter, ValidationError
 
 from agents.config import (
+    MAX_ENVS,
+    TRAIN_SEED_BASE,
     ConfigError,
     TrainConfig,
     config_to_dict,
+    describe,
     load_config,
     resolve_policy,
     resolve_policy_kwargs,
     resolve_ppo_kwargs,
+    validate,
 )
 
 CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "golf.yaml"  # the README's main job
+#: What a run directory holds; ``--overwrite`` removes these (and nothing else).
+RUN_FILES = (
+    "config.yaml",
+    "tb",
+    "monitor",
+    "checkpoints",
+    "eval",
+    "model.zip",
+    "training.json",
+    "pretrain.json",
+    "report.md",
+    "results.json",
+    "learning_curve.png",
+    "scores.png",
+)
+#: Seeds of one training segment: TRAIN_SEED_BASE + SEED_STRIDE * (seed * MAX_SEGMENTS + segment) + env index.
+SEED_STRIDE = MAX_ENVS
+MAX_SEGMENTS = 100
 
 
 @dataclasses.dataclass
 class Args:
-    """Command-line arguments (each overrides the config where both set it)."""
+    """Train MaskablePPO on a patience_gym env (flags override the config)."""
 
-    config: str = "configs/golf.yaml"
-    """YAML config keyed by env id"""
+    config: str | None = None
+    """YAML config keyed by env id; None: configs/golf.yaml (not with --resume)"""
     env_id: str | None = None
-    """which env of the config to train (default: its only one)"""
-    total_timesteps: int | None = None
-    """env steps to train for (default: the config's)"""
-    seed: int = 0
-    """seed of the training envs and the network"""
-    n_envs: int | None = None
-    """parallel envs (default: the config's)"""
-    vec: str = "dummy"
-    """vector env: dummy (one process) or subproc (one process per env)"""
+    """which env of the config to train; None: its only one"""
+    total_timesteps: Annotated[int | None, Field(ge=1)] = None
+    """env steps to train for; None: the config's"""
+    seed: Annotated[int, Field(ge=0)] = 0
+    """seed of the training deals and the network"""
+    n_envs: Annotated[int | None, Field(ge=1, le=SEED_STRIDE)] = None
+    """parallel envs; None: the config's"""
+    vec: Literal["batched", "dummy", "subproc"] | None = None
+    """vector env: batched (numba, where it has the encoding), dummy (one process) or subproc; None: the config's"""
     run_dir: str | None = None
-    """where to write the run (default: runs/<env>-<time>)"""
+    """where to write the run, new or empty; None: runs/<env>-<time>"""
     resume: str | None = None
-    """run directory to continue from its newest checkpoint"""
-    report_episodes: int | None = None
-    """deals for the final comparison (default: the config's)"""
-    pretrain_episodes: int | None = None
-    """teacher games for behaviour cloning before PPO (default: the config's pretrain.episodes)"""
+    """run directory to continue from its newest intact checkpoint"""
+    overwrite: bool = False
+    """replace the run found in --run-dir instead of refusing"""
+    report_episodes: Annotated[int | None, Field(ge=1)] = None
+    """deals for the final comparison; None: the config's"""
+    pretrain_episodes: Annotated[int | None, Field(ge=0)] = None
+    """teacher games for behaviour cloning before PPO; None: the config's pretrain.episodes"""
     progress_bar: bool = True
     """show a progress bar while training"""
 
 
+#: Config keys the flags override, and the flag to name in an error.
+OVERRIDES = {
+    "total_timesteps": "--total-timesteps",
+    "n_envs": "--n-envs",
+    "vec": "--vec",
+    "report.episodes": "--report-episodes",
+    "pretrain.episodes": "--pretrain-episodes",
+}
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Parse the command line into :class:`Args` (flags are the fields, dashed)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    docs = _field_docs()
-    for field in dataclasses.fields(Args):
-        flag = "--" + field.name.replace("_", "-")
-        if field.type in ("bool", bool):
-            parser.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=field.default, help=docs[field.name]
-            )
-        else:
-            kind = int if "int" in str(field.type) else str
-            parser.add_argument(flag, type=kind, default=field.default, help=docs[field.name])
-    args = Args(**vars(parser.parse_args(argv)))
-    if args.vec not in ("dummy", "subproc"):
-        parser.error(f"--vec must be dummy or subproc, got {args.vec!r}")
-    return args
+    """Parse the command line into :class:`Args` (tyro: flags are the fields, dashed; --help from the docstrings)."""
+    import tyro
+
+    return tyro.cli(Args, args=argv, description=__doc__)
 
 
-def _field_docs() -> dict[str, str]:
-    """The string literal under each Args field, as its --help text."""
-    import ast
-    import inspect
+def check_args(args: Args) -> None:
+    """Ranges and combinations of the flags: a ConfigError naming the flag."""
+    try:
+        TypeAdapter(Args).validate_python(dataclasses.asdict(args))
+    except ValidationError as exc:
+        names = {f.name: "--" + f.name.replace("_", "-") for f in dataclasses.fields(Args)}
+        raise ConfigError(describe(exc, names=names)) from None
+    if args.resume:
+        for flag, value in (("--config", args.config), ("--env-id", args.env_id), ("--run-dir", args.run_dir)):
+            if value is not None:
+                raise ConfigError(f"{flag} cannot be combined with --resume: the run's own config.yaml is used")
+        if args.overwrite:
+            raise ConfigError("--overwrite cannot be combined with --resume: choose one")
 
-    tree = ast.parse(inspect.getsource(Args))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs = {}
-    for node, nxt in itertools.pairwise(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
-            docs[node.target.id] = str(nxt.value.value)  # type: ignore[union-attr]
-    return docs
+
+def override(config: TrainConfig, args: Args) -> TrainConfig:
+    """``config`` with the flags' values, checked as the config file is (errors name the flag)."""
+    data = dataclasses.asdict(config)
+    changed = False
+    for key, flag in OVERRIDES.items():
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value is None:
+            continue
+        *parents, leaf = key.split(".")
+        target = data
+        for part in parents:
+            target = target[part]
+        target[leaf] = value
+        changed = True
+    if args.pretrain_episodes == 0:  # no warm start, so no DAgger rounds after it either
+        data["pretrain"]["dagger_rounds"] = 0
+    return validate(data, config.env_id, OVERRIDES) if changed else config
+
+
+# --- the run directory --------------------------------------------------------------------------
+
+
+def prepare_run_dir(args: Args, env_id: str) -> Path:
+    """The new run's directory: refused when it holds anything, unless ``--overwrite`` (which clears the run)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(args.run_dir or f"runs/{env_id.split('/')[-1]}-{stamp}")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"--run-dir {run_dir} is a file, not a directory")
+    held = sorted(p.name for p in run_dir.iterdir()) if run_dir.is_dir() else []
+    if held and not args.overwrite:
+        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
+        raise ConfigError(
+            f"run directory {run_dir} is not empty ({shown}): continue that run with --resume {run_dir}, "
+            f"replace it with --overwrite, or choose another --run-dir"
+        )
+    clear_run(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def clear_run(run_dir: Path) -> None:
+    """Remove what a run wrote in ``run_dir`` (:data:`RUN_FILES`), and nothing else."""
+    for name in RUN_FILES:
+        path = run_dir / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+def checkpoints(run_dir: Path) -> list[Path]:
+    """The run's checkpoints, newest first."""
+    found = [
+        (int(m.group(1)), p)
+        for p in (run_dir / "checkpoints").glob("model_*_steps.zip")
+        if (m := CHECKPOINT_RE.search(p.name))
+    ]
+    return [p for _, p in sorted(found, reverse=True)]
 
 
 def latest_checkpoint(run_dir: Path) -> Path:
-    """The newest checkpoint of a run; a clear error when there is none or it is unreadable."""
-    folder = run_dir / "checkpoints"
-    found = sorted(
-        ((int(m.group(1)), p) for p in folder.glob("model_*_steps.zip") if (m := CHECKPOINT_RE.search(p.name))),
-    )
+    """The newest checkpoint whose archive is whole (a ValueError when there is none)."""
+    import zipfile
+
+    found = checkpoints(run_dir)
     if not found:
-        raise FileNotFoundError(f"cannot resume: no checkpoint in {folder}")
-    path = found[-1][1]
+        raise ConfigError(
+            f"cannot resume: no checkpoint in {run_dir / 'checkpoints'}; start the run again with "
+            f"--run-dir {run_dir} --overwrite"
+        )
+    for path in found:
+        try:
+            with zipfile.ZipFile(path) as archive:
+                whole = archive.testzip() is None and {"data", "policy.pth"} <= set(archive.namelist())
+        except (zipfile.BadZipFile, OSError):
+            whole = False
+        if whole:
+            return path
+        warn(f"checkpoint {path} is corrupt; trying an older one")
+    raise ConfigError(f"cannot resume: every checkpoint in {run_dir / 'checkpoints'} is corrupt")
+
+
+def load_checkpoint(run_dir: Path, envs: Any) -> Any:
+    """The newest checkpoint that loads, with ``envs``; a corrupt one is named and the one before tried."""
+    from sb3_contrib import MaskablePPO
+
+    first = latest_checkpoint(run_dir)
+    for path in checkpoints(run_dir)[checkpoints(run_dir).index(first) :]:
+        try:
+            return MaskablePPO.load(path, env=envs, device="cpu"), path
+        except Exception as exc:  # an unreadable archive raises anything from zip, json, pickle or torch
+            warn(f"checkpoint {path} is corrupt ({type(exc).__name__}: {exc}); trying an older one")
+    raise ConfigError(f"cannot resume: no checkpoint in {run_dir / 'checkpoints'} loads")
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def save_atomically(model: Any, path: Path) -> None:
+    """``model.save(path)`` through a temporary file and a rename: a kill leaves the old file or the new one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        model.save(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def write_json_atomically(path: Path, data: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, path)
+
+
+# --- envs -----------------------------------------------------------------------------------------
+
+
+def segment_seed(seed: int, segment: int) -> int:
+    """The first training seed of a run segment: apart from every config seed and every other segment."""
+    if segment >= MAX_SEGMENTS:
+        raise ConfigError(f"a run takes at most {MAX_SEGMENTS} segments (resumes); this one has {segment}")
+    return TRAIN_SEED_BASE + SEED_STRIDE * (seed * MAX_SEGMENTS + segment)
+
+
+def select_vec(requested: str, config: TrainConfig) -> tuple[str, str | None]:
+    """The vector env to use and, when it is not the requested one, why.
+
+    ``batched`` needs :mod:`patience_gym.vector` (numba) with an engine for the env and its encoding;
+    otherwise the run falls back to ``dummy``.
+    """
+    if requested != "batched":
+        return requested, None
     try:
-        with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()
-            names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ValueError(f"cannot resume: checkpoint {path} is corrupt ({exc})") from exc
-    if bad is not None or not {"data", "policy.pth", "policy.optimizer.pth"} <= names:
-        raise ValueError(f"cannot resume: checkpoint {path} is corrupt or incomplete")
-    return path
+        from patience_gym import vector
+    except ImportError as exc:
+        return "dummy", f"the batched engine is not installed ({exc})"
+    supported = getattr(vector, "batched_supported", None)
+    encoding = config.env_kwargs.get("obs_encoding")
+    try:
+        batched_maker()
+        ok = supported is not None and supported(config.env_id, encoding)
+    except ImportError as exc:
+        return "dummy", f"the batched engine cannot load ({exc})"
+    if not ok:
+        return "dummy", f"no batched engine for {config.env_id} with obs_encoding={encoding!r}"
+    return "batched", None
+
+
+def batched_maker() -> Any:
+    """``make_sb3_vec_env`` of :mod:`patience_gym.vector` (or of its ``sb3`` module); ImportError without it."""
+    from patience_gym import vector
+
+    maker = getattr(vector, "make_sb3_vec_env", None)
+    if maker is None:
+        from patience_gym.vector import sb3  # type: ignore[attr-defined]
+
+        maker = sb3.make_sb3_vec_env
+    return maker
 
 
 def make_envs(
@@ -130,30 +296,65 @@ def make_envs(
     monitor_dir: Path | None = None,
     cycle: int | None = None,
 ) -> Any:
-    """The vectorised training envs (Monitor-wrapped, masks reachable through the wrappers).
+    """The vectorised training envs (episodes logged to ``monitor_dir``, masks reachable through the wrappers).
 
+    Env ``i`` deals from seed ``seed + i``. A monitor file already there is continued, not replaced.
     With ``cycle`` (one env) the deals are seeds ``seed .. seed + cycle - 1`` over and over
     (:class:`CycledDeals`): what the held-out evaluations need.
     """
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     import patience_gym  # noqa: F401 - registers the envs
 
-    vec_cls = SubprocVecEnv if vec == "subproc" else DummyVecEnv
     if cycle is not None and n_envs != 1:
         raise ValueError("cycled deals need a single env")
-    return make_vec_env(
-        config.env_id,
-        n_envs=n_envs,
-        seed=seed,
-        env_kwargs={"render_mode": None, **config.env_kwargs},  # SB3 would ask for rgb_array
-        vec_env_cls=vec_cls,
-        monitor_dir=str(monitor_dir) if monitor_dir else None,
-        monitor_kwargs={"info_keywords": ("score",)},
-        wrapper_class=None if cycle is None else CycledDeals,  # type: ignore[arg-type]
-        wrapper_kwargs=None if cycle is None else {"first": seed, "count": cycle},
-    )
+    if vec == "batched":
+        venv = batched_maker()(config.env_id, n_envs, seed, {"render_mode": None, **config.env_kwargs})
+        if monitor_dir is None:
+            return venv
+        monitored = VecMonitor(venv, info_keywords=("score",))  # no file yet: appending_writer opens it
+        monitored.results_writer = appending_writer(monitor_dir / "batched", monitored, config.env_id)
+        return monitored
+
+    def factory(rank: int) -> Any:
+        def make() -> gym.Env:  # type: ignore[type-arg]
+            from stable_baselines3.common.monitor import Monitor
+
+            env = gym.make(config.env_id, **{"render_mode": None, **config.env_kwargs})
+            env.action_space.seed(seed + rank)
+            monitor = Monitor(env, info_keywords=("score",))  # no file yet: appending_writer opens it
+            if monitor_dir is not None:
+                monitor.results_writer = appending_writer(monitor_dir / str(rank), monitor, config.env_id)
+            return monitor if cycle is None else CycledDeals(monitor, first=seed, count=cycle)
+
+        return make
+
+    vec_cls = SubprocVecEnv if vec == "subproc" else DummyVecEnv
+    venv = vec_cls([factory(i) for i in range(n_envs)])
+    venv.seed(seed)
+    return venv
+
+
+def appending_writer(stem: Path, monitor: Any, env_id: str) -> Any:
+    """A monitor's ResultsWriter that continues ``<stem>.monitor.csv`` when it exists.
+
+    The monitor's clock is set to the file's own start, so times stay one timeline across resumes;
+    a row cut short by a kill is dropped.
+    """
+    from stable_baselines3.common.monitor import ResultsWriter
+
+    path = stem.with_name(stem.name + ".monitor.csv")
+    keys = tuple(getattr(monitor, "reset_keywords", ())) + tuple(monitor.info_keywords)
+    if path.is_file() and path.stat().st_size > 0:
+        text = path.read_text()
+        header = json.loads(text.splitlines()[0][1:])
+        if not text.endswith("\n"):
+            path.write_text(text[: text.rfind("\n") + 1])
+        monitor.t_start = float(header["t_start"])
+        return ResultsWriter(str(path), extra_keys=keys, override_existing=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = {"t_start": monitor.t_start, "env_id": env_id}
+    return ResultsWriter(str(path), header=header, extra_keys=keys, override_existing=True)
 
 
 class CycledDeals(gym.Wrapper):  # type: ignore[type-arg]
@@ -175,74 +376,49 @@ class CycledDeals(gym.Wrapper):  # type: ignore[type-arg]
         return self.env.reset(seed=deal, options=options)
 
 
-def train(args: Args) -> Path:
-    """Train (or resume), save the model, write the report; return the run directory."""
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
-    from stable_baselines3.common.callbacks import CheckpointCallback
+# --- training -------------------------------------------------------------------------------------
 
+
+def setup(args: Args) -> tuple[TrainConfig, Path, bool]:
+    """Every user check before any long work: the config, the flags, the run directory.
+
+    Returns the config, the run directory and whether the run is resumed.
+    """
+    check_args(args)
     if args.resume:
         run_dir = Path(args.resume)
         saved = run_dir / "config.yaml"
         if not saved.is_file():
-            raise FileNotFoundError(f"cannot resume: {saved} is missing")
-        config = load_config(saved)
-        checkpoint: Path | None = latest_checkpoint(run_dir)
-    else:
-        config = load_config(args.config, args.env_id)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(args.run_dir or f"runs/{config.env_id.split('/')[-1]}-{stamp}")
-        checkpoint = None
-    if args.total_timesteps is not None:
-        config.total_timesteps = args.total_timesteps
-    if args.n_envs is not None:
-        config.n_envs = args.n_envs
-    if args.report_episodes is not None:
-        config.report.episodes = args.report_episodes
-    if args.pretrain_episodes is not None:
-        config.pretrain.episodes = args.pretrain_episodes
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
+            raise ConfigError(f"cannot resume: {saved} is missing (is {run_dir} a run directory?)")
+        config = override(load_config(saved), args)
+        latest_checkpoint(run_dir)
+        return config, run_dir, True
+    config = override(load_config(args.config or DEFAULT_CONFIG, args.env_id), args)
+    return config, prepare_run_dir(args, config.env_id), False
 
-    # A resumed segment gets its own seed offset so it does not replay the first segment's deals.
-    segment = len(list((run_dir / "monitor").glob("*.monitor.csv"))) // config.n_envs
-    envs = make_envs(config, config.n_envs, args.seed + 1000 * segment, args.vec, run_dir / "monitor")
-    if checkpoint is not None:
-        model = MaskablePPO.load(checkpoint, env=envs, device="cpu")
-        print(f"resuming {run_dir} from {checkpoint.name} at {model.num_timesteps} steps")
-    else:
-        model = MaskablePPO(
-            resolve_policy(config.policy),
-            envs,
-            policy_kwargs=resolve_policy_kwargs(config.policy_kwargs) or None,
-            tensorboard_log=str(run_dir / "tb"),
-            seed=args.seed,
-            device="cpu",
-            verbose=0,
-            **resolve_ppo_kwargs(config.ppo),
-        )
-    callbacks: list[Any] = [
-        CheckpointCallback(
-            save_freq=max(config.checkpoint_freq // config.n_envs, 1),
-            save_path=str(run_dir / "checkpoints"),
-            name_prefix="model",
-        )
-    ]
-    if config.eval.freq > 0:
-        eval_env = make_envs(config, 1, config.eval.seed, "dummy", cycle=config.eval.episodes)
-        callbacks.append(
-            MaskableEvalCallback(
-                eval_env,
-                n_eval_episodes=config.eval.episodes,
-                eval_freq=max(config.eval.freq // config.n_envs, 1),
-                log_path=str(run_dir / "eval"),
-                best_model_save_path=str(run_dir / "eval"),
-                deterministic=True,
-                verbose=0,
-            )
-        )
-    start = time.perf_counter()
-    if checkpoint is None and config.pretrain.episodes > 0:
+
+def train(args: Args) -> Path:
+    """Train (or resume), save the model, write the report; return the run directory."""
+    config, run_dir, resuming = setup(args)
+    clock = SegmentClock(run_dir / "training.json")
+    vec, why = select_vec(args.vec or config.vec, config)
+    if why:
+        print(f"vec: {vec} ({why})")
+    try:
+        envs = make_envs(config, config.n_envs, segment_seed(args.seed, clock.segment), vec, run_dir / "monitor")
+        if resuming:
+            model, checkpoint = load_checkpoint(run_dir, envs)
+            print(f"resuming {run_dir} from {checkpoint.name} at {model.num_timesteps} steps")
+        else:
+            model = new_model(config, envs, run_dir, args.seed)
+    except ConfigError:
+        if not resuming:  # leave the directory as empty as it was, so the same command works once fixed
+            clear_run(run_dir)
+        raise
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
+    clock.start(model.num_timesteps)
+    callbacks = make_callbacks(config, run_dir, clock)
+    if not resuming and config.pretrain.episodes > 0:
         _pretrain(model, config, run_dir, args.seed)
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
@@ -250,13 +426,12 @@ def train(args: Args) -> Path:
             total_timesteps=remaining,
             callback=callbacks,
             progress_bar=args.progress_bar,
-            reset_num_timesteps=checkpoint is None,
+            reset_num_timesteps=not resuming,
             tb_log_name="ppo",
         )
-    train_seconds = time.perf_counter() - start
-    model.save(run_dir / "model.zip")
+    save_atomically(model, run_dir / "model.zip")
     envs.close()
-    _record_timing(run_dir, model.num_timesteps, train_seconds)
+    clock.update(model.num_timesteps, finished=True)
 
     from agents.report import write_report
 
@@ -264,6 +439,71 @@ def train(args: Args) -> Path:
     print(table)
     print(f"\nrun written to {run_dir}")
     return run_dir
+
+
+def new_model(config: TrainConfig, envs: Any, run_dir: Path, seed: int) -> Any:
+    """A fresh MaskablePPO; a policy_kwargs or ppo setting it does not take is a ConfigError."""
+    from sb3_contrib import MaskablePPO
+
+    try:
+        return MaskablePPO(
+            resolve_policy(config.policy),
+            envs,
+            policy_kwargs=resolve_policy_kwargs(config.policy_kwargs) or None,
+            tensorboard_log=str(run_dir / "tb"),
+            seed=seed,
+            device="cpu",
+            verbose=0,
+            **resolve_ppo_kwargs(config.ppo, config.env_id),
+        )
+    except TypeError as exc:
+        raise ConfigError(f"{config.env_id}.policy_kwargs or .ppo: {exc}") from None
+
+
+class SegmentClock:
+    """Steps and wall time of each run segment in ``training.json``, kept up to date while training.
+
+    A segment killed mid-way keeps the time and steps of its last update; ``segment`` (the number of
+    segments before this one) gives each segment its own deal seeds.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.record: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {"segments": []}
+        self.segment = len(self.record["segments"])
+        self.began = time.perf_counter()
+
+    def start(self, timesteps: int) -> None:
+        self.record["segments"].append({"seconds": 0.0, "timesteps_at_start": timesteps, "finished": False})
+        self.update(timesteps)
+
+    def update(self, timesteps: int, finished: bool = False) -> None:
+        current = self.record["segments"][-1]
+        current.update(seconds=time.perf_counter() - self.began, timesteps_at_end=timesteps, finished=finished)
+        self.record["timesteps"] = timesteps
+        self.record["train_seconds"] = sum(s["seconds"] for s in self.record["segments"])
+        write_json_atomically(self.path, self.record)
+
+
+def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> list[Any]:
+    """Checkpoints, the clock, and the held-out evaluations (continuing any earlier ones)."""
+    from agents.callbacks import AtomicCheckpoint, ClockCallback, ResumableEvalCallback
+
+    callbacks: list[Any] = [
+        AtomicCheckpoint(config.checkpoint_freq, run_dir / "checkpoints", save_atomically),
+        ClockCallback(clock),
+    ]
+    if config.eval.freq > 0:
+        eval_env = make_envs(config, 1, config.eval.seed, "dummy", cycle=config.eval.episodes)
+        callbacks.append(
+            ResumableEvalCallback(
+                eval_env,
+                folder=run_dir / "eval",
+                n_eval_episodes=config.eval.episodes,
+                eval_freq=max(config.eval.freq // config.n_envs, 1),
+            )
+        )
+    return callbacks
 
 
 def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None:
@@ -318,21 +558,12 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
     (run_dir / "pretrain.json").write_text(json.dumps(record, indent=2))
 
 
-def _record_timing(run_dir: Path, timesteps: int, seconds: float) -> None:
-    """Accumulate wall time over resumed segments in ``training.json``."""
-    path = run_dir / "training.json"
-    previous = json.loads(path.read_text()) if path.is_file() else {"segments": []}
-    previous["segments"].append({"seconds": seconds, "timesteps_at_end": timesteps})
-    previous["timesteps"] = timesteps
-    previous["train_seconds"] = sum(s["seconds"] for s in previous["segments"])
-    path.write_text(json.dumps(previous, indent=2))
-
-
 def main(argv: list[str] | None = None) -> int:
+    """Train; a user error is one line on stderr and exit status 2."""
     args = parse_args(argv)
     try:
         train(args)
-    except (ConfigError, FileNotFoundError, ValueError) as exc:
+    except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

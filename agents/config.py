@@ -1,4 +1,4 @@
-"""Training configs: YAML keyed by env id (rl-zoo style), checked into dataclasses.
+"""Training configs: YAML keyed by env id (rl-zoo style), validated by pydantic.
 
 ::
 
@@ -12,11 +12,11 @@
       eval: {freq: 20000, episodes: 50, seed: 1000000}
       report: {episodes: 500, seed: 0, agents: [random, greedy]}
 
-``learning_rate`` and ``clip_range`` may be written ``lin_<start>`` (rl-zoo's
-notation): a linear decay from ``<start>`` to 0 over the run.
+``learning_rate`` and ``clip_range`` may be written ``lin_<start>`` (rl-zoo's notation): a linear
+decay from ``<start>`` to 0 over the run (SB3's ``LinearSchedule``).
 
-Any unknown key, or a value of the wrong type, is a :class:`ConfigError`
-naming the key and the file.
+An unknown key, a value of the wrong type or out of its range, an agent spec with an unknown option,
+or overlapping deal seeds is a :class:`ConfigError` naming the key and the file.
 """
 
 from __future__ import annotations
@@ -24,188 +24,233 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-import types
 import typing
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import yaml
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
+from pydantic.dataclasses import dataclass
 
 #: The PPO policies a report may play (``report.model``).
 REPORT_MODELS = ("final", "best")
+
+#: Training deals use seeds from here on (train.py), so no config seed below it is ever a training deal.
+TRAIN_SEED_BASE = 100_000_000
+#: Most training envs of a run (each segment deals from MAX_ENVS seeds of its own: see train.segment_seed).
+MAX_ENVS = 10_000
+
+#: Hyperparameters that may be a schedule: ``lin_<start>`` decays linearly to 0 (rl-zoo's notation).
+SCHEDULED = ("learning_rate", "clip_range")
+
+_STRICT = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def _real(value: Any) -> Any:
+    """A number as YAML gives it (an int or a float, not a bool or a string)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a number, got {value!r}")
+    return value
+
+
+Real = Annotated[float, BeforeValidator(_real)]
+Seed = Annotated[int, Strict(), Field(ge=0, lt=TRAIN_SEED_BASE)]
+Count = Annotated[int, Strict(), Field(ge=1)]
 
 
 class ConfigError(ValueError):
     """A training config that cannot be used, with the key and file named."""
 
 
-@dataclasses.dataclass
+@dataclass(config=_STRICT)
 class EvalConfig:
     """Periodic evaluation on held-out deals during training (MaskableEvalCallback)."""
 
-    freq: int = 20_000  # env steps between evaluations (0: none)
-    episodes: int = 50
-    seed: int = 1_000_000  # every evaluation plays the deals of seeds seed .. seed + episodes - 1
+    freq: Annotated[int, Strict(), Field(ge=0)] = 20_000  # env steps between evaluations (0: none)
+    episodes: Count = 50
+    seed: Seed = 1_000_000  # every evaluation plays the deals of seeds seed .. seed + episodes - 1
 
 
-@dataclasses.dataclass
+@dataclass(config=_STRICT)
 class ReportConfig:
     """Final comparison on the same seeded deals."""
 
-    episodes: int = 500
-    seed: int = 0
-    agents: list[str] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
+    episodes: Count = 500
+    seed: Seed = 0
+    agents: list[Annotated[str, Strict()]] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
     #: Which PPO policy the report plays: ``final`` (the run's ``model.zip``) or ``best`` (the one
     #: the held-out evaluation during training scored best, ``eval/best_model.zip``; needs ``eval.freq``).
-    model: str = "final"
+    model: Literal["final", "best"] = "final"
     #: Processes that play the report's deals (each agent's deals split into blocks; same results).
-    jobs: int = 1
+    jobs: Count = 1
 
 
-@dataclasses.dataclass
+@dataclass(config=_STRICT)
 class PretrainConfig:
     """Behaviour cloning of a teacher before PPO (:mod:`agents.imitation`); ``episodes: 0`` skips it."""
 
-    teacher: str = "greedy"  # greedy, planner or solver (privileged: see agents.imitation); options: planner:margin=1
-    episodes: int = 0  # teacher games to record
-    seed: int = 2_000_000  # their deal seeds start here (apart from the eval and report deals)
-    epochs: int = 10
-    batch_size: int = 256
-    learning_rate: float = 1.0e-3
-    value_coef: float = 0.5
-    jobs: int = 1  # processes recording the teacher's games (the rows come back in seed order either way)
-    dagger_rounds: int = 0  # DAgger after cloning: rounds of the student's own games labelled by the teacher
-    dagger_episodes: int = 500  # student games per round (deals after the teacher's)
-    dagger_epochs: int = 4  # epochs of each round's fit on all rows so far
+    teacher: Annotated[str, Strict()] = (
+        "greedy"  # greedy, planner or solver (privileged: see agents.imitation); options: planner:margin=1
+    )
+    episodes: Annotated[int, Strict(), Field(ge=0)] = 0  # teacher games to record
+    seed: Seed = 2_000_000  # their deal seeds start here (apart from the eval and report deals)
+    epochs: Count = 10
+    batch_size: Count = 256
+    learning_rate: Annotated[Real, Field(gt=0)] = 1.0e-3
+    value_coef: Annotated[Real, Field(ge=0)] = 0.5
+    jobs: Count = 1  # processes recording the teacher's games (the rows come back in seed order either way)
+    dagger_rounds: Annotated[int, Strict(), Field(ge=0)] = 0  # DAgger after cloning: rounds of the student's own games
+    dagger_episodes: Count = 500  # student games per round (deals after the teacher's)
+    dagger_epochs: Count = 4  # epochs of each round's fit on all rows so far
+
+    @field_validator("teacher")
+    @classmethod
+    def _known_teacher(cls, teacher: str) -> str:
+        from agents.registry import TEACHERS, agent_options
+
+        if teacher.partition(":")[0] not in TEACHERS:
+            raise ValueError(f"must be one of {', '.join(TEACHERS)}, got {teacher!r}")
+        try:
+            agent_options(teacher)
+        except ValueError as exc:
+            raise ValueError(f": {exc}") from None
+        return teacher
+
+    @model_validator(mode="after")
+    def _dagger_needs_a_clone(self) -> PretrainConfig:
+        if self.dagger_rounds > 0 and self.episodes < 1:
+            raise ValueError(".dagger_rounds needs pretrain.episodes (the first clone)")
+        return self
+
+    def seed_ranges(self) -> list[tuple[str, range]]:
+        """The deal seeds the warm start plays (teacher games, then DAgger rounds); none when it is off."""
+        if self.episodes < 1:
+            return []
+        end = self.seed + self.episodes + self.dagger_rounds * self.dagger_episodes
+        return [("pretrain", range(self.seed, end))]
 
 
-@dataclasses.dataclass
+def _schedule(value: Any) -> Any:
+    """A positive number, or ``lin_<start>`` with a positive start."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return value
+    if isinstance(value, str) and (match := re.fullmatch(r"lin_([0-9.eE+-]+)", value)):
+        try:
+            if float(match.group(1)) > 0:
+                return value
+        except ValueError:
+            pass
+    raise ValueError(f"must be a number or lin_<start> (for example lin_3e-4), got {value!r}")
+
+
+@dataclass(config=_STRICT)
+class PPOConfig:
+    """The MaskablePPO hyperparameters a config may set (SB3's defaults where it does not)."""
+
+    learning_rate: Any = 3e-4
+    n_steps: Count = 2048
+    batch_size: Count = 64
+    n_epochs: Count = 10
+    gamma: Annotated[Real, Field(gt=0, le=1)] = 0.99
+    gae_lambda: Annotated[Real, Field(ge=0, le=1)] = 0.95
+    clip_range: Any = 0.2
+    clip_range_vf: Annotated[Real, Field(gt=0)] | None = None
+    normalize_advantage: Annotated[bool, Strict()] = True
+    ent_coef: Annotated[Real, Field(ge=0)] = 0.0
+    vf_coef: Annotated[Real, Field(ge=0)] = 0.5
+    max_grad_norm: Annotated[Real, Field(gt=0)] = 0.5
+    target_kl: Annotated[Real, Field(gt=0)] | None = None
+    stats_window_size: Count = 100
+
+    @field_validator(*SCHEDULED)
+    @classmethod
+    def _scheduled(cls, value: Any) -> Any:
+        return _schedule(value)
+
+
+@dataclass(config=_STRICT)
 class TrainConfig:
     """Everything a run needs besides the CLI arguments."""
 
-    env_id: str
+    env_id: Annotated[str, Strict()]
     env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    n_envs: int = 4
-    total_timesteps: int = 100_000
-    policy: str = "MlpPolicy"
+    n_envs: Annotated[int, Strict(), Field(ge=1, le=MAX_ENVS)] = 4
+    total_timesteps: Count = 100_000
+    policy: Annotated[str, Strict()] = "MlpPolicy"
     policy_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    ppo: dict[str, Any] = dataclasses.field(default_factory=dict)
-    checkpoint_freq: int = 20_000
+    ppo: dict[str, Any] = dataclasses.field(default_factory=dict)  # checked by PPOConfig in load_config
+    checkpoint_freq: Count = 20_000
     eval: EvalConfig = dataclasses.field(default_factory=EvalConfig)
     report: ReportConfig = dataclasses.field(default_factory=ReportConfig)
     pretrain: PretrainConfig = dataclasses.field(default_factory=PretrainConfig)
+    #: Vector env of the training envs: batched (the numba engine, where it has the env's encoding), dummy or subproc.
+    vec: Literal["batched", "dummy", "subproc"] = "batched"
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TrainConfig:
+        if self.report.model == "best" and self.eval.freq < 1:
+            raise ValueError(".report.model 'best' needs held-out evaluations (eval.freq > 0)")
+        ranges = [("report", range(self.report.seed, self.report.seed + self.report.episodes))]
+        if self.eval.freq > 0:
+            ranges.append(("eval", range(self.eval.seed, self.eval.seed + self.eval.episodes)))
+        ranges += self.pretrain.seed_ranges()
+        for (a, ra), (b, rb) in [(x, y) for i, x in enumerate(ranges) for y in ranges[i + 1 :]]:
+            if ra.start < rb.stop and rb.start < ra.stop:
+                raise ValueError(
+                    f".{a}.seed: the {a} deals (seeds {ra.start}..{ra.stop - 1}) overlap the {b} deals "
+                    f"(seeds {rb.start}..{rb.stop - 1}): give {a}.seed or {b}.seed a value apart from the other"
+                )
+        return self
 
 
-def _check_type(value: Any, annotation: Any, where: str) -> None:
-    origin = typing.get_origin(annotation)
-    if annotation is Any:
-        return
-    if annotation is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif annotation is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    elif annotation in (str, bool):
-        ok = isinstance(value, annotation)
-    elif origin in (dict, Mapping):
-        ok = isinstance(value, dict)
-    elif origin is list:
-        (item,) = typing.get_args(annotation)
-        ok = isinstance(value, list)
-        if ok:
-            for i, v in enumerate(value):
-                _check_type(v, item, f"{where}[{i}]")
-    elif origin in (typing.Union, types.UnionType):
-        ok = any(_matches(value, arg) for arg in typing.get_args(annotation))
-    else:
-        ok = True
-    if not ok:
-        raise ConfigError(f"{where} must be {getattr(annotation, '__name__', annotation)}, got {value!r}")
+_TRAIN = TypeAdapter(TrainConfig)
+_PPO = TypeAdapter(PPOConfig)
 
 
-def _matches(value: Any, annotation: Any) -> bool:
-    try:
-        _check_type(value, annotation, "")
-        return True
-    except ConfigError:
-        return False
-
-
-def _build(cls: type, data: Any, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where} must be a mapping, got {data!r}")
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ConfigError(f"unknown key {where}.{unknown[0]} (known: {', '.join(sorted(names))})")
-    values = {}
-    for key, value in data.items():
-        hint = hints[key]
-        if dataclasses.is_dataclass(hint):
-            values[key] = _build(hint, value, f"{where}.{key}")  # type: ignore[arg-type]
-        else:
-            _check_type(value, hint, f"{where}.{key}")
-            values[key] = value
-    return cls(**values)
-
-
-def _check_ppo_kwargs(ppo: dict[str, Any], where: str) -> None:
-    from sb3_contrib import MaskablePPO
-
-    allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {
-        "self",
-        "policy",
-        "env",
-        "policy_kwargs",
-        "tensorboard_log",
-        "seed",
-        "device",
-        "verbose",
-        "_init_setup_model",
-    }
-    for key in ppo:
-        if key not in allowed:
-            raise ConfigError(f"unknown MaskablePPO hyperparameter {where}.ppo.{key}")
-
-
-#: Hyperparameters that may be a schedule: ``lin_<start>`` decays linearly to 0 (rl-zoo's notation).
-SCHEDULED = ("learning_rate", "clip_range")
-
-
-class LinearSchedule:
-    """``start * progress_remaining``: SB3 calls it with 1.0 at the first step and 0.0 at the last."""
-
-    def __init__(self, start: float) -> None:
-        self.start = start
-
-    def __call__(self, progress_remaining: float) -> float:
-        return self.start * progress_remaining
-
-    def __repr__(self) -> str:
-        return f"lin_{self.start:g}"
-
-
-def resolve_ppo_kwargs(ppo: dict[str, Any], env_id: str = "") -> dict[str, Any]:
-    """The config's ``ppo`` mapping with ``lin_<start>`` strings turned into :class:`LinearSchedule`."""
-    resolved = dict(ppo)
-    for key in SCHEDULED:
-        value = resolved.get(key)
-        if isinstance(value, str):
-            match = re.fullmatch(r"lin_([0-9.eE+-]+)", value)
-            try:
-                start = float(match.group(1)) if match else None
-            except ValueError:
-                start = None
-            if start is None or start <= 0:
-                where = f"{env_id}.ppo.{key}" if env_id else f"ppo.{key}"
-                raise ConfigError(f"{where} must be a number or lin_<start> (for example lin_3e-4), got {value!r}")
-            resolved[key] = LinearSchedule(start)
-    return resolved
+def describe(error: ValidationError, prefix: str = "", names: dict[str, str] | None = None) -> str:
+    """The first problem of a pydantic ``error`` in words: the dotted key (or its flag in ``names``) and why."""
+    first = error.errors()[0]
+    loc = [str(p) for p in first["loc"] if not str(p).startswith("function-")]
+    key = ".".join(loc)
+    where = names[key] if names and key in names else ".".join(filter(None, [prefix, key]))
+    kind, ctx, value = first["type"], first.get("ctx", {}), first.get("input")
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
+        return f"unknown key {where}"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        bound = next(iter(ctx.values()))
+        words = {
+            "greater_than_equal": "0 or more" if bound == 0 else f"at least {bound}",
+            "greater_than": f"greater than {bound}",
+            "less_than_equal": f"at most {bound}",
+            "less_than": f"below {bound:,}" if isinstance(bound, int) else f"below {bound}",
+        }[kind]
+        return f"{where} must be {words}, got {value!r}"
+    if kind == "literal_error":
+        return f"{where} must be one of {ctx['expected'].replace(chr(39), '').replace(' or ', ', ')}, got {value!r}"
+    if kind == "value_error":
+        message = str(ctx.get("error", first["msg"]))
+        return f"{where}{message}" if message.startswith((".", ":")) else f"{where} {message}"
+    names_of = {"int": "int", "float": "float", "bool": "bool", "string": "str", "list": "list", "dict": "a mapping"}
+    for stem, name in names_of.items():
+        if kind.startswith(stem + "_"):
+            return f"{where} must be {name}, got {value!r}"
+    if kind == "dataclass_type":
+        return f"{where} must be a mapping, got {value!r}"
+    return f"{where}: {first['msg']}, got {value!r}"
 
 
 def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
-    """The config of ``env_id`` (or of the file's only env) from a YAML file."""
+    """The config of ``env_id`` (or of the file's only env) from a YAML file, fully checked."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
@@ -221,47 +266,116 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
         env_id = next(iter(data))
     if env_id not in data:
         raise ConfigError(f"{path} has no entry for {env_id}; it configures {', '.join(data)}")
+    settings = data[env_id] or {}
+    if not isinstance(settings, dict):
+        raise ConfigError(f"{path}: {env_id} must be a mapping of settings, got {settings!r}")
     try:
-        config: TrainConfig = _build(TrainConfig, {"env_id": env_id, **(data[env_id] or {})}, env_id)
-        _check_ppo_kwargs(config.ppo, env_id)
-        resolve_ppo_kwargs(config.ppo, env_id)
+        return validate({"env_id": env_id, **settings}, env_id)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    for name in ("n_envs", "total_timesteps"):
-        if getattr(config, name) < 1:
-            raise ConfigError(f"{path}: {env_id}.{name} must be at least 1")
-    from agents.registry import TEACHERS, agent_options
 
-    if config.pretrain.episodes > 0:
-        teacher = config.pretrain.teacher
-        if teacher.partition(":")[0] not in TEACHERS:
-            choices = ", ".join(TEACHERS)
-            raise ConfigError(f"{path}: {env_id}.pretrain.teacher must be one of {choices}, got {teacher!r}")
-        try:
-            agent_options(teacher)
-        except ValueError as exc:
-            raise ConfigError(f"{path}: {env_id}.pretrain.teacher: {exc}") from None
-    if config.pretrain.episodes > 0 and config.pretrain.epochs < 1:
-        raise ConfigError(f"{path}: {env_id}.pretrain.epochs must be at least 1")
-    if config.report.jobs < 1:
-        raise ConfigError(f"{path}: {env_id}.report.jobs must be at least 1")
-    if config.pretrain.jobs < 1:
-        raise ConfigError(f"{path}: {env_id}.pretrain.jobs must be at least 1")
-    if config.pretrain.dagger_rounds < 0:
-        raise ConfigError(f"{path}: {env_id}.pretrain.dagger_rounds must be 0 or more")
-    if config.pretrain.dagger_rounds > 0:
-        for key in ("dagger_episodes", "dagger_epochs"):
-            if getattr(config.pretrain, key) < 1:
-                raise ConfigError(f"{path}: {env_id}.pretrain.{key} must be at least 1 when dagger_rounds is set")
-        if config.pretrain.episodes < 1:
-            raise ConfigError(f"{path}: {env_id}.pretrain.dagger_rounds needs pretrain.episodes (the first clone)")
-    if config.report.model not in REPORT_MODELS:
-        raise ConfigError(
-            f"{path}: {env_id}.report.model must be one of {', '.join(REPORT_MODELS)}, got {config.report.model!r}"
-        )
-    if config.report.model == "best" and config.eval.freq < 1:
-        raise ConfigError(f"{path}: {env_id}.report.model 'best' needs held-out evaluations (eval.freq > 0)")
+
+def validate(data: dict[str, Any], prefix: str, names: dict[str, str] | None = None) -> TrainConfig:
+    """A :class:`TrainConfig` from ``data``, every check included; errors name keys as ``prefix.key``
+    (or by the command-line flag ``names`` gives for a key)."""
+    try:
+        config = _TRAIN.validate_python(data)
+    except ValidationError as exc:
+        raise ConfigError(describe(exc, prefix, names)) from None
+    try:
+        _PPO.validate_python(config.ppo)
+    except ValidationError as exc:
+        if exc.errors()[0]["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+            raise ConfigError(f"unknown MaskablePPO hyperparameter {prefix}.ppo.{exc.errors()[0]['loc'][0]}") from None
+        raise ConfigError(describe(exc, f"{prefix}.ppo")) from None
+    game = _check_env(config, prefix)
+    _check_agents(config, game, prefix, names or {})
     return config
+
+
+def _check_env(config: TrainConfig, prefix: str) -> Any:
+    """The env's game, made once from the config: an unknown env id or a bad env kwarg is named."""
+    import gymnasium as gym
+
+    import patience_gym  # noqa: F401 - registers the envs
+
+    if config.env_id not in gym.registry:
+        known = ", ".join(k for k in gym.registry if k.startswith("patience_gym/"))
+        raise ConfigError(f"unknown env id {config.env_id!r}; registered: {known}")
+    try:
+        env = gym.make(config.env_id, **config.env_kwargs)
+    except (TypeError, ValueError, KeyError, gym.error.Error) as exc:
+        raise ConfigError(f"{prefix}.env_kwargs: {exc}") from None
+    game = env.unwrapped.game  # type: ignore[attr-defined]
+    env.close()
+    return game
+
+
+def _check_agents(config: TrainConfig, game: Any, prefix: str, names: dict[str, str]) -> None:
+    """Every report agent and the warm start's teacher exist for the game and take their options."""
+    checks = [(f"report.agents[{i}]", spec) for i, spec in enumerate(config.report.agents)]
+    if config.pretrain.episodes > 0:
+        checks.append(("pretrain.teacher", config.pretrain.teacher))
+    for key, spec in checks:
+        try:
+            check_agent_spec(spec, game.name)
+        except ValueError as exc:
+            where = names.get(key, f"{prefix}.{key}")
+            raise ConfigError(f"{where}: {exc}") from None
+
+
+def check_agent_spec(spec: str, game_name: str) -> None:
+    """A ValueError naming what is wrong with an agent spec (``planner:samples=12``) for ``game_name``."""
+    from agents import registry
+
+    kind, _, arg = spec.partition(":")
+    if kind == "ppo":
+        if not arg:
+            raise ValueError("the ppo agent needs a model path: ppo:PATH")
+        return
+    options = registry.agent_options(spec)
+    if kind == "random":
+        if options:
+            raise ValueError(f"agent {spec!r}: random takes no options")
+        return
+    table = {"greedy": registry.GREEDY, "solver": registry.SOLVER, "planner": registry.PLANNER}.get(kind)
+    if table is None:
+        raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner or ppo:PATH")
+    target = table.get(game_name)
+    if target is None:
+        raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
+    model = _agent_options_model(target)
+    try:
+        model.model_validate({k: int(v) if v is not None and v.is_integer() else v for k, v in options.items()})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = first["loc"][0] if first["loc"] else "?"
+        if first["type"] == "extra_forbidden":
+            raise ValueError(f"unknown option {name} (options: {', '.join(model.model_fields) or 'none'})") from None
+        raise ValueError(describe(exc).replace(f"{name} must", f"option {name} must", 1)) from None
+    try:
+        registry.make_agent(spec, game_name)  # the class's own checks (planner samples >= 1, ...)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _agent_options_model(target: str) -> Any:
+    """A pydantic model of an agent class's options: its constructor's parameters, none of them negative."""
+    import importlib
+
+    module, cls_name = target.split(":")
+    init = getattr(importlib.import_module(module), cls_name).__init__
+    hints = typing.get_type_hints(init)
+    fields: dict[str, Any] = {}
+    for name, param in inspect.signature(init).parameters.items():
+        if name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        hint = hints.get(name, Any)
+        base = int if hint in (int, int | None, bool) else float
+        default = param.default if param.default is not param.empty else ...
+        number = Annotated[base, Field(ge=0)]  # type: ignore[valid-type]
+        fields[name] = (number | None if type(None) in typing.get_args(hint) else number, default)
+    return create_model(cls_name + "Options", __config__=ConfigDict(extra="forbid"), **fields)
 
 
 def config_to_dict(config: TrainConfig) -> dict[str, Any]:
@@ -269,6 +383,24 @@ def config_to_dict(config: TrainConfig) -> dict[str, Any]:
     data = dataclasses.asdict(config)
     env_id = data.pop("env_id")
     return {env_id: data}
+
+
+def resolve_ppo_kwargs(ppo: dict[str, Any], env_id: str = "") -> dict[str, Any]:
+    """The config's ``ppo`` mapping with ``lin_<start>`` strings turned into SB3's linear schedules."""
+    from stable_baselines3.common.utils import LinearSchedule
+
+    resolved = dict(ppo)
+    for key in SCHEDULED:
+        value = resolved.get(key)
+        if isinstance(value, str):
+            try:
+                start = float(_schedule(value)[4:])
+            except ValueError as exc:
+                where = f"{env_id}.ppo.{key}" if env_id else f"ppo.{key}"
+                raise ConfigError(f"{where} {exc}") from None
+            # progress_remaining goes 1 -> 0 over the run; end_fraction 1.0: the decay spans all of it.
+            resolved[key] = LinearSchedule(start, 0.0, 1.0)
+    return resolved
 
 
 def resolve_policy(name: str) -> Any:
@@ -303,3 +435,24 @@ def resolve_policy_kwargs(policy_kwargs: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError(f"policy_kwargs.activation_fn: torch.nn has no {activation!r}")
         resolved["activation_fn"] = getattr(nn, activation)
     return resolved
+
+
+_LEGACY: dict[str, type] = {}
+
+
+def __getattr__(name: str) -> Any:
+    """``agents.config.LinearSchedule``: the name models saved before SB3's schedule was used pickled."""
+    if name != "LinearSchedule":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if not _LEGACY:
+        from stable_baselines3.common.utils import LinearSchedule as SB3Linear
+
+        class LinearSchedule(SB3Linear):
+            """Unpickles the old ``start * progress_remaining`` schedule as SB3's."""
+
+            def __setstate__(self, state: dict[str, Any]) -> None:
+                SB3Linear.__init__(self, state["start"], 0.0, 1.0)
+
+        LinearSchedule.__module__, LinearSchedule.__qualname__ = __name__, "LinearSchedule"
+        _LEGACY[name] = LinearSchedule
+    return _LEGACY[name]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -22,12 +23,14 @@ from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
+from scipy import stats
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
 from agents.registry import make_agent
 
-Z95 = 1.959963984540054
+#: The two-sided 95% quantile of the normal distribution (1.959963984540054).
+Z95 = float(stats.norm.ppf(0.975))
 
 
 class Move(NamedTuple):
@@ -60,23 +63,36 @@ class Summary:
         return data
 
 
-def mean_ci95(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and the half-width of its normal-approximation 95% interval."""
+def mean_ci95(values: Sequence[float] | np.ndarray, method: str = "normal") -> tuple[float, float]:
+    """Mean and the half-width of its 95% interval: ``normal`` (z times the standard error) or Student's ``t``."""
     arr = np.asarray(values, dtype=float)
     if len(arr) < 2:
         return float(arr.mean()) if len(arr) else math.nan, math.nan
-    return float(arr.mean()), float(Z95 * arr.std(ddof=1) / math.sqrt(len(arr)))
+    if method not in ("normal", "t"):
+        raise ValueError(f"interval method must be normal or t, got {method!r}")
+    quantile = Z95 if method == "normal" else float(stats.t.ppf(0.975, len(arr) - 1))
+    return float(arr.mean()), float(quantile * stats.sem(arr))
+
+
+def paired_ci95(a: Sequence[float], b: Sequence[float], method: str = "normal") -> tuple[float, float]:
+    """Mean of ``a - b`` deal by deal and the half-width of its 95% interval (see :func:`mean_ci95`)."""
+    if len(a) != len(b):
+        raise ValueError(f"paired scores need the same deals: {len(a)} against {len(b)}")
+    return mean_ci95(np.subtract(a, b, dtype=float), method)
 
 
 def wilson_ci95(successes: int, n: int) -> tuple[float, float]:
-    """Wilson score 95% interval of a proportion (sound near 0 and 1)."""
+    """Wilson score 95% interval of a proportion (sound near 0 and 1): statsmodels' when installed, else scipy's."""
     if n == 0:
         return math.nan, math.nan
-    p = successes / n
-    denom = 1 + Z95**2 / n
-    centre = (p + Z95**2 / (2 * n)) / denom
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    try:
+        from statsmodels.stats.proportion import proportion_confint
+    except ImportError:
+        interval = stats.binomtest(int(successes), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
+        lo, hi = interval.low, interval.high
+    else:
+        lo, hi = proportion_confint(int(successes), int(n), alpha=0.05, method="wilson")
+    return max(0.0, float(lo)), min(1.0, float(hi))
 
 
 def format_share(share: float, ci: Sequence[float]) -> str:
@@ -161,15 +177,8 @@ def evaluate(
     """
     game_name = gym.make(env_id, **(env_kwargs or {})).unwrapped.game.name  # type: ignore[attr-defined]
     seeds = list(range(seed, seed + episodes))
-    several_models = sum(spec.startswith("ppo:") for spec in agent_specs) > 1
     results = []
-    for spec in agent_specs:
-        name = None
-        if spec.startswith("ppo:"):
-            # One model is "ppo"; several are told apart by their file names.
-            name = f"ppo:{Path(spec[4:]).stem}" if several_models else "ppo"
-        elif ":" in spec:
-            name = spec  # a table agent with options, e.g. planner:margin=1
+    for spec, name in zip(agent_specs, agent_labels(agent_specs), strict=True):
         if jobs > 1 and len(seeds) > 1:
             results.append(_play_in_parallel(env_id, spec, name, game_name, seeds, env_kwargs, jobs))
             continue
@@ -178,6 +187,29 @@ def evaluate(
             agent.name = name
         results.append(play_episodes(env_id, agent, seeds, env_kwargs))
     return results
+
+
+def agent_labels(agent_specs: Sequence[str]) -> list[str | None]:
+    """The label each agent gets in the results (None: the agent's own name); a ValueError when two agree.
+
+    One PPO model is ``ppo``, several are told apart by their file names; a table agent with options keeps
+    its spec (``planner:margin=1``).
+    """
+    several_models = sum(spec.startswith("ppo:") for spec in agent_specs) > 1
+    labels: list[str | None] = []
+    for spec in agent_specs:
+        if spec.startswith("ppo:"):
+            labels.append(f"ppo:{Path(spec[4:]).stem}" if several_models else "ppo")
+        else:
+            labels.append(spec if ":" in spec else None)
+    shown = [label or spec for label, spec in zip(labels, agent_specs, strict=True)]
+    for i, label in enumerate(shown):
+        if label in shown[:i]:
+            raise ValueError(
+                f"two agents would both be labelled {label!r} ({agent_specs[shown.index(label)]} and "
+                f"{agent_specs[i]}): give each agent once (PPO models need different file names)"
+            )
+    return labels
 
 
 def _play_block(
@@ -242,7 +274,8 @@ def score_note(env_id: str) -> str:
     return note
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; a user error is one line on stderr and exit status 2, before any deal is played."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", required=True, help="registered env id, e.g. patience_gym/Golf-v0")
     parser.add_argument(
@@ -258,14 +291,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", dest="json_path", help="also write the results as JSON here")
     args = parser.parse_args(argv)
     try:
-        env_kwargs = json.loads(args.env_kwargs)
-    except json.JSONDecodeError as exc:
-        parser.error(f"--env-kwargs is not valid JSON: {exc}")
-    if not isinstance(env_kwargs, dict):
-        parser.error("--env-kwargs must be a JSON object")
-    if args.episodes < 1:
-        parser.error("--episodes must be at least 1")
-    lower = gym.make(args.env, **env_kwargs).unwrapped.game.lower_score_is_better  # type: ignore[attr-defined]
+        env_kwargs, lower = _check_cli(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     results = evaluate(args.env, args.agents, args.episodes, args.seed, env_kwargs)
     print(format_table(args.env, results, lower))
     if args.json_path:
@@ -280,7 +309,41 @@ def main(argv: Sequence[str] | None = None) -> None:
         }
         with open(args.json_path, "w") as fh:
             json.dump(payload, fh, indent=2)
+    return 0
+
+
+def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
+    """Every check of the command line that can fail, before the games: the env kwargs and lower-is-better."""
+    from agents.config import check_agent_spec
+
+    try:
+        env_kwargs = json.loads(args.env_kwargs)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--env-kwargs is not valid JSON: {exc}") from None
+    if not isinstance(env_kwargs, dict):
+        raise ValueError(f"--env-kwargs must be a JSON object, got {args.env_kwargs!r}")
+    if args.episodes < 1:
+        raise ValueError(f"--episodes must be at least 1, got {args.episodes}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be 0 or more, got {args.seed}")
+    if args.env not in gym.registry:
+        known = ", ".join(k for k in gym.registry if k.startswith("patience_gym/"))
+        raise ValueError(f"unknown env id {args.env!r}; registered: {known}")
+    try:
+        env = gym.make(args.env, **env_kwargs)
+    except (TypeError, ValueError, KeyError, gym.error.Error) as exc:
+        raise ValueError(f"--env-kwargs: {exc}") from None
+    game = env.unwrapped.game  # type: ignore[attr-defined]
+    env.close()
+    for spec in args.agents:
+        check_agent_spec(spec, game.name)
+        if spec.startswith("ppo:") and not Path(spec[4:]).is_file():
+            raise ValueError(f"no PPO model at {spec[4:]} (agent {spec})")
+    agent_labels(args.agents)
+    if args.json_path and not Path(args.json_path).resolve().parent.is_dir():
+        raise ValueError(f"--json: directory {Path(args.json_path).parent} does not exist; create it first")
+    return env_kwargs, bool(game.lower_score_is_better)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -7,7 +7,6 @@ evaluation was stopped.
 
 from __future__ import annotations
 
-import csv
 import json
 import platform
 from pathlib import Path
@@ -16,8 +15,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.config import TrainConfig, load_config
-from agents.evaluate import Summary, evaluate, format_table
+from agents.config import TRAIN_SEED_BASE, ConfigError, TrainConfig, load_config
+from agents.evaluate import Summary, evaluate, format_table, paired_ci95
 
 
 def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) -> str:
@@ -49,28 +48,67 @@ def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) 
         "machine": machine_description(),
         "ppo_model": chosen,
         "results": [r.row() for r in results],
+        "paired": paired_rows(results, lower),
         "scores": {r.agent: r.scores for r in results},
     }
     (run_dir / "results.json").write_text(json.dumps(payload, indent=2))
+    paired = _paired_lines(payload["paired"], lower)
     curve = _plot_learning_curve(run_dir, lower)
     _plot_scores(run_dir, results, lower)
     lines = [
         f"# {config.env_id}: PPO against the baselines",
         "",
         f"Trained {training['timesteps']} steps in {training['train_seconds'] / 60:.1f} min on {payload['machine']}.",
-        f"All agents played the same {config.report.episodes} deals (seeds {config.report.seed}..."
-        f"{config.report.seed + config.report.episodes - 1}).",
+        f"All agents played the same {config.report.episodes} deals (seeds {config.report.seed}.."
+        f"{config.report.seed + config.report.episodes - 1}), none of them dealt in training (seeds from "
+        f"{TRAIN_SEED_BASE:,} on), in the held-out evaluations or in a warm start.",
         *_pretrain_lines(run_dir),
         *_model_lines(chosen, config),
         "",
         table,
+        "",
+        *paired,
         "",
         "![scores](scores.png)",
     ]
     if curve:
         lines += ["", "![learning curve](learning_curve.png)"]
     (run_dir / "report.md").write_text("\n".join(lines) + "\n")
-    return table
+    return "\n".join([table, "", *paired])
+
+
+def paired_rows(results: list[Summary], lower: bool) -> list[dict[str, Any]]:
+    """PPO (the last result) minus each baseline, deal by deal: mean, 95% half-width, and whether PPO is
+    better outside that interval."""
+    ppo = results[-1]
+    rows = []
+    for base in results[:-1]:
+        mean, half = paired_ci95(ppo.scores, base.scores)
+        gain = -mean if lower else mean
+        rows.append({"baseline": base.agent, "mean": mean, "ci95": half, "ppo_better": bool(gain - half > 0)})
+    return rows
+
+
+def _paired_lines(rows: list[dict[str, Any]], lower: bool) -> list[str]:
+    """The paired differences as a table, then one sentence on whether PPO beats greedy."""
+    lines = [
+        "| PPO minus | mean difference, paired by deal ± 95% CI | PPO better outside the interval? |",
+        "|---|---:|:---:|",
+    ]
+    for r in rows:
+        lines.append(f"| {r['baseline']} | {r['mean']:+.2f} ± {r['ci95']:.2f} | {'yes' if r['ppo_better'] else 'no'} |")
+    greedy = next((r for r in rows if r["baseline"] == "greedy"), None)
+    if greedy is not None:
+        side = "below" if lower else "above"
+        verdict = (
+            f"PPO beats greedy on these deals: the paired difference {greedy['mean']:+.2f} ± {greedy['ci95']:.2f} "
+            f"lies {side} zero, outside its 95% interval."
+            if greedy["ppo_better"]
+            else f"PPO does not beat greedy on these deals: the paired difference {greedy['mean']:+.2f} ± "
+            f"{greedy['ci95']:.2f} does not lie {side} zero outside its 95% interval."
+        )
+        lines += ["", verdict]
+    return lines
 
 
 def best_checkpoint(run_dir: Path) -> tuple[Path, int, float]:
@@ -129,16 +167,18 @@ def machine_description() -> str:
 
 
 def _read_monitor(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Training episodes' end timesteps (approximate, summed lengths) and scores."""
-    rows: list[tuple[float, float, float]] = []
-    for path in sorted((run_dir / "monitor").glob("*.monitor.csv")):
-        with path.open() as fh:
-            fh.readline()  # the JSON header line
-            for row in csv.DictReader(fh):
-                rows.append((float(row["t"]), float(row["l"]), float(row.get("score") or row["r"])))
-    rows.sort()
-    lengths = np.array([r[1] for r in rows])
-    return np.cumsum(lengths), np.array([r[2] for r in rows])
+    """Training episodes in the order they ended (SB3's monitor loader): end timesteps (approximate,
+    summed lengths) and scores (the reward sum where no score was logged)."""
+    from stable_baselines3.common.monitor import LoadMonitorResultsError, load_results
+
+    try:
+        frame = load_results(str(run_dir / "monitor"))
+    except LoadMonitorResultsError:
+        return np.zeros(0), np.zeros(0)
+    if frame.empty:
+        return np.zeros(0), np.zeros(0)
+    scores = frame["score"] if "score" in frame else frame["r"]
+    return np.cumsum(frame["l"].to_numpy(dtype=float)), scores.to_numpy(dtype=float)
 
 
 def _plot_learning_curve(run_dir: Path, lower: bool) -> bool:
@@ -157,9 +197,11 @@ def _plot_learning_curve(run_dir: Path, lower: bool) -> bool:
         smooth = np.convolve(scores, np.ones(window) / window, mode="valid")
         ax.plot(steps[window - 1 :], smooth, label=f"training episodes (score, mean of {window})")
     if evals.is_file():
-        data = np.load(evals)
+        with np.load(evals) as data:
+            order = np.argsort(data["timesteps"], kind="stable")  # a resumed run may evaluate a step again
+            steps_at, means = data["timesteps"][order], data["results"].mean(axis=1)[order]
         ax2 = ax.twinx()
-        ax2.plot(data["timesteps"], data["results"].mean(axis=1), "o-", color="tab:orange", label="held-out return")
+        ax2.plot(steps_at, means, "o-", color="tab:orange", label="held-out return")
         ax2.set_ylabel("held-out mean return")
         ax2.legend(loc="lower right")
     ax.set_xlabel("env steps")
@@ -204,7 +246,11 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("config.yaml", "training.json", "model.zip"):
         if not (args.run_dir / name).is_file():
             parser.error(f"{args.run_dir / name} is missing: not a finished run")
-    print(write_report(args.run_dir, load_config(args.run_dir / "config.yaml")))
+    try:
+        config = load_config(args.run_dir / "config.yaml")
+    except ConfigError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    print(write_report(args.run_dir, config))
 
 
 if __name__ == "__main__":

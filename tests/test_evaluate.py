@@ -7,8 +7,63 @@ import math
 
 import pytest
 
-from agents.evaluate import evaluate, main, mean_ci95, wilson_ci95
+from agents.evaluate import Z95, evaluate, main, mean_ci95, paired_ci95, wilson_ci95
 from patience_gym.features import observe
+
+
+def hand_mean_ci95(values):
+    """The hand-written interval these functions replaced (normal approximation)."""
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, 1.959963984540054 * math.sqrt(var / n)
+
+
+def hand_wilson(successes, n):
+    """The hand-written Wilson interval these functions replaced."""
+    p = successes / n
+    denom = 1 + Z95**2 / n
+    centre = (p + Z95**2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def test_library_intervals_equal_the_hand_written_ones(monkeypatch):
+    import sys
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for n in (2, 3, 10, 500):
+        values = rng.normal(10, 4, n).round(1).tolist()
+        mean, half = mean_ci95(values)
+        ref_mean, ref_half = hand_mean_ci95(values)
+        assert mean == pytest.approx(ref_mean, rel=1e-12) and half == pytest.approx(ref_half, rel=1e-12)
+    for successes, n in ((0, 10), (5, 10), (10, 10), (37, 1000), (999, 1000)):
+        expected = hand_wilson(successes, n)
+        assert wilson_ci95(successes, n) == pytest.approx(expected, abs=1e-12)
+        # Without statsmodels, scipy's binomtest(...).proportion_ci(method="wilson") gives the same.
+        monkeypatch.setitem(sys.modules, "statsmodels.stats.proportion", None)
+        assert wilson_ci95(successes, n) == pytest.approx(expected, abs=1e-12)
+        monkeypatch.delitem(sys.modules, "statsmodels.stats.proportion")
+    assert math.isnan(wilson_ci95(0, 0)[0]) and math.isnan(mean_ci95([3.0])[1])
+
+
+def test_t_and_paired_intervals():
+    from scipy import stats
+
+    values = [1.0, 2.0, 3.0, 4.0]
+    mean, half = mean_ci95(values, "t")
+    assert half == pytest.approx(stats.t.ppf(0.975, 3) * math.sqrt(5 / 3) / 2)
+    lo, hi = stats.ttest_1samp(values, 0).confidence_interval(0.95)
+    assert (mean - half, mean + half) == (pytest.approx(lo), pytest.approx(hi))
+    a, b = [5.0, 7.0, 6.0, 9.0], [4.0, 7.0, 3.0, 8.0]
+    diff, diff_half = paired_ci95(a, b)
+    assert (diff, diff_half) == hand_mean_ci95([1.0, 0.0, 3.0, 1.0])
+    with pytest.raises(ValueError, match="same deals"):
+        paired_ci95(a, b[:3])
+    with pytest.raises(ValueError, match="normal or t"):
+        mean_ci95(values, "bootstrap")
 
 
 def test_wilson_interval_matches_textbook_values():
@@ -131,3 +186,45 @@ def test_parallel_evaluation_gives_the_same_results_in_seed_order():
     two = evaluate("patience_gym/Golf-v0", ["random", "greedy"], 5, seed=3, jobs=2)
     for a, b in zip(one, two, strict=True):
         assert (a.agent, a.scores, a.win_rate, a.mean_moves) == (b.agent, b.scores, b.win_rate, b.mean_moves)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "random", "random"], "two agents would both be labelled 'random'"),
+        (["--agents", "ppo:a/m.zip", "ppo:b/m.zip"], "no PPO model at a/m.zip"),
+        (["--agents", "random:foo=1"], "random takes no options"),
+        (["--agents", "planner:max_seconds=-1"], "option max_seconds must be 0 or more"),
+        (["--agents", "smart"], "unknown agent 'smart'"),
+        (["--episodes", "0"], "--episodes must be at least 1, got 0"),
+        (["--seed", "-2"], "--seed must be 0 or more, got -2"),
+        (["--env-kwargs", "[1]"], "--env-kwargs must be a JSON object"),
+        (["--env-kwargs", '{"obs_encoding": "pictures"}'], "--env-kwargs: "),
+        (["--json", "/nonexistent/dir/r.json"], "--json: directory /nonexistent/dir does not exist"),
+    ],
+)
+def test_cli_user_errors_are_one_line_and_exit_2_before_any_game(capsys, argv, message):
+    assert main(["--env", "patience_gym/Golf-v0", "--episodes", "2", *argv]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and len(captured.err.strip().splitlines()) == 1, captured.err
+    assert captured.out == ""  # nothing was played
+
+
+def test_unknown_env_id_is_named(capsys):
+    assert main(["--env", "patience_gym/Klondike-v0"]) == 2
+    assert "unknown env id 'patience_gym/Klondike-v0'; registered:" in capsys.readouterr().err
+
+
+def test_duplicate_labels_are_refused_by_evaluate_too(tmp_path):
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", gym.make("patience_gym/Golf-v0"), n_steps=64, batch_size=32, seed=0)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        model.save(tmp_path / folder / "model.zip")
+    specs = [f"ppo:{tmp_path / 'a' / 'model.zip'}", f"ppo:{tmp_path / 'b' / 'model.zip'}"]
+    with pytest.raises(ValueError, match="both be labelled 'ppo:model'"):
+        evaluate("patience_gym/Golf-v0", specs, episodes=1)
+    with pytest.raises(ValueError, match="both be labelled 'greedy'"):
+        evaluate("patience_gym/Golf-v0", ["greedy", "random", "greedy"], episodes=1)

@@ -15,6 +15,7 @@ from agents.config import ConfigError, load_config
 SMOKE = {
     "patience_gym/Golf-v0": {
         "env_kwargs": {"obs_encoding": "planes"},
+        "vec": "dummy",
         "n_envs": 2,
         "total_timesteps": 1024,
         "policy_kwargs": {"net_arch": [32]},
@@ -46,7 +47,17 @@ def test_smoke_run_writes_model_report_and_plots_that_reload(tmp_path):
     results = json.loads((run_dir / "results.json").read_text())
     assert [r["agent"] for r in results["results"]] == ["random", "greedy", "ppo"]
     assert all(len(scores) == 5 for scores in results["scores"].values())
-    assert "| ppo | 5 |" in (run_dir / "report.md").read_text()
+    report = (run_dir / "report.md").read_text()
+    assert "| ppo | 5 |" in report
+    # PPO against each baseline, paired by deal, and one sentence on greedy.
+    paired = {row["baseline"]: row for row in results["paired"]}
+    assert list(paired) == ["random", "greedy"]
+    for name, row in paired.items():
+        diffs = [p - b for p, b in zip(results["scores"]["ppo"], results["scores"][name], strict=True)]
+        assert row["mean"] == pytest.approx(sum(diffs) / len(diffs))
+        assert row["ppo_better"] == (row["mean"] + row["ci95"] < 0)  # Golf: lower is better
+    verdict = "PPO beats greedy" if paired["greedy"]["ppo_better"] else "PPO does not beat greedy"
+    assert verdict in report and "none of them dealt in training" in report
     model = MaskablePPO.load(run_dir / "model.zip")
     assert model.num_timesteps >= 1024
     assert list((run_dir / "tb").iterdir()), "no TensorBoard logs"
@@ -134,7 +145,8 @@ def test_resume_without_or_with_corrupt_checkpoint_is_a_clear_error(tmp_path, ca
     (run_dir / "checkpoints").mkdir()
     (run_dir / "checkpoints" / "model_512_steps.zip").write_bytes(b"not a zip at all")
     assert train.main(["--resume", str(run_dir), "--no-progress-bar"]) == 2
-    assert "corrupt" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "model_512_steps.zip is corrupt" in err and "every checkpoint" in err
     assert train.main(["--resume", str(tmp_path / "nowhere"), "--no-progress-bar"]) == 2
     assert "config.yaml is missing" in capsys.readouterr().err
 
@@ -148,6 +160,7 @@ def test_resume_without_or_with_corrupt_checkpoint_is_a_clear_error(tmp_path, ca
         ({"ppo": {"n_step": 8}}, r"unknown MaskablePPO hyperparameter patience_gym/Golf-v0.ppo.n_step"),
         ({"report": {"agents": "greedy"}}, r"report.agents must be list"),
         ({"total_timesteps": 0}, r"total_timesteps must be at least 1"),
+        ({"checkpoint_freq": -1}, r"patience_gym/Golf-v0.checkpoint_freq must be at least 1"),
         ({"ppo": {"learning_rate": "lin_fast"}}, r"patience_gym/Golf-v0.ppo.learning_rate must be a number or lin_"),
         ({"ppo": {"clip_range": "linear"}}, r"patience_gym/Golf-v0.ppo.clip_range must be a number or lin_"),
         ({"report": {"model": "last"}}, r"patience_gym/Golf-v0.report.model must be one of final, best"),
@@ -255,3 +268,78 @@ def test_the_report_of_a_finished_run_can_be_written_again(tmp_path, capsys):
     with pytest.raises(SystemExit):
         report.main([str(tmp_path / "nothing")])
     assert "not a finished run" in capsys.readouterr().err
+
+
+class FakeVector:
+    """Stands in for patience_gym.vector: batched Golf with the ids and planes encodings only."""
+
+    def __init__(self):
+        self.made = []
+
+    def batched_supported(self, env_id, obs_encoding=None):
+        return env_id == "patience_gym/Golf-v0" and obs_encoding in (None, "ids", "planes")
+
+    def make_sb3_vec_env(self, env_id, n_envs, seed=None, env_kwargs=None):
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        self.made.append((env_id, n_envs, seed, env_kwargs))
+        venv = DummyVecEnv([lambda: gym.make(env_id, **env_kwargs) for _ in range(n_envs)])
+        venv.seed(seed)
+        return venv
+
+
+def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_path):
+    import sys
+    import types
+
+    import patience_gym
+
+    config = load_config(Path("configs/golf.yaml"))  # planes
+    runs = load_config(Path("configs/golf_moves.yaml"))  # obs_encoding: runs
+    fake = FakeVector()
+    monkeypatch.setitem(sys.modules, "patience_gym.vector", fake)
+    monkeypatch.setattr(patience_gym, "vector", fake, raising=False)
+    assert config.vec == "batched"  # the default
+    assert train.select_vec("batched", config) == ("batched", None)
+    kind, why = train.select_vec("batched", runs)
+    assert kind == "dummy" and "no batched engine for patience_gym/Golf-v0 with obs_encoding='runs'" in why
+    assert train.select_vec("subproc", config) == ("subproc", None)
+    assert train.select_vec("dummy", config) == ("dummy", None)
+    # The batched env is made with the run's seed and logged to an appendable monitor file.
+    envs = train.make_envs(config, 2, 7, "batched", tmp_path / "monitor")
+    assert fake.made == [("patience_gym/Golf-v0", 2, 7, {"render_mode": None, **config.env_kwargs})]
+    assert (tmp_path / "monitor" / "batched.monitor.csv").is_file()
+    envs.close()
+    # The adapter may live in patience_gym.vector.sb3 (kept out of the package module: it imports SB3).
+    split = types.SimpleNamespace(
+        batched_supported=fake.batched_supported, sb3=types.SimpleNamespace(make_sb3_vec_env=fake.make_sb3_vec_env)
+    )
+    monkeypatch.setitem(sys.modules, "patience_gym.vector", split)
+    monkeypatch.setattr(patience_gym, "vector", split)
+    assert train.select_vec("batched", config) == ("batched", None)
+    assert train.batched_maker() == fake.make_sb3_vec_env
+    # Without the package (or numba), batched falls back to dummy and says why.
+    monkeypatch.setitem(sys.modules, "patience_gym.vector", None)
+    monkeypatch.delattr(patience_gym, "vector")
+    kind, why = train.select_vec("batched", config)
+    assert kind == "dummy" and "not installed" in why
+
+
+def test_learning_curve_reader_matches_the_monitor_files(tmp_path):
+    """SB3's loader gives the rows in the order the episodes ended, as the hand-written reader did."""
+    import numpy as np
+
+    from agents.report import _read_monitor
+
+    folder = tmp_path / "monitor"
+    folder.mkdir()
+    rows = {"0": [(-3.0, 10, 1.5, 12.0), (-1.0, 7, 4.0, 9.0)], "1": [(-2.0, 5, 2.5, 0.0), (-4.0, 9, 3.0, 20.0)]}
+    for name, episodes in rows.items():
+        lines = ['#{"t_start": 1000.0, "env_id": "patience_gym/Golf-v0"}', "r,l,t,score"]
+        lines += [f"{r},{length},{t},{score}" for r, length, t, score in episodes]
+        (folder / f"{name}.monitor.csv").write_text("\n".join(lines) + "\n")
+    ordered = sorted((t, length, score) for episodes in rows.values() for _, length, t, score in episodes)
+    steps, scores = _read_monitor(tmp_path)
+    assert steps.tolist() == np.cumsum([length for _, length, _ in ordered]).tolist()
+    assert scores.tolist() == [score for _, _, score in ordered]
+    assert [len(x) for x in _read_monitor(tmp_path / "nothing")] == [0, 0]

@@ -1,0 +1,190 @@
+"""Config and command-line validation: every bad value is refused before any training, naming the key
+(or flag) and the file, in one line with exit status 2 (issue 28)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import train
+from agents.config import ConfigError, load_config
+
+GOLF = "patience_gym/Golf-v0"
+BASE = {
+    "env_kwargs": {"obs_encoding": "planes"},
+    "n_envs": 2,
+    "total_timesteps": 1024,
+    "ppo": {"n_steps": 256, "batch_size": 128, "n_epochs": 1},
+    "checkpoint_freq": 512,
+    "eval": {"freq": 512, "episodes": 2, "seed": 99},
+    "report": {"episodes": 5, "seed": 0, "agents": ["random", "greedy"]},
+}
+
+
+def write(tmp_path: Path, patch: dict, env_id: str = GOLF) -> Path:
+    """BASE with ``patch`` merged in (a mapping into a mapping key by key)."""
+    merged = {k: {**v, **patch[k]} if isinstance(v, dict) and k in patch else patch.get(k, v) for k, v in BASE.items()}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump({env_id: {**merged, **{k: v for k, v in patch.items() if k not in BASE}}}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"eval": {"episodes": 0}}, f"{GOLF}.eval.episodes must be at least 1, got 0"),
+        ({"report": {"episodes": 0}}, f"{GOLF}.report.episodes must be at least 1, got 0"),
+        ({"ppo": {"batch_size": 0}}, f"{GOLF}.ppo.batch_size must be at least 1, got 0"),
+        ({"ppo": {"gamma": "x"}}, f"{GOLF}.ppo.gamma must be a number, got 'x'"),
+        ({"ppo": {"gamma": 1.5}}, f"{GOLF}.ppo.gamma must be at most 1, got 1.5"),
+        ({"ppo": {"gamma": 0}}, f"{GOLF}.ppo.gamma must be greater than 0, got 0"),
+        ({"ppo": {"n_steps": -1}}, f"{GOLF}.ppo.n_steps must be at least 1, got -1"),
+        ({"ppo": {"n_epochs": True}}, f"{GOLF}.ppo.n_epochs must be int, got True"),
+        ({"n_envs": 0}, f"{GOLF}.n_envs must be at least 1, got 0"),
+        ({"n_envs": 2.5}, f"{GOLF}.n_envs must be int, got 2.5"),
+        ({"n_envs": 10_001}, f"{GOLF}.n_envs must be at most 10000, got 10001"),
+        ({"checkpoint_freq": 0}, f"{GOLF}.checkpoint_freq must be at least 1, got 0"),
+        ({"vec": "threads"}, f"{GOLF}.vec must be one of batched, dummy, subproc, got 'threads'"),
+        ({"eval": {"seed": -1}}, f"{GOLF}.eval.seed must be 0 or more, got -1"),
+        ({"report": {"seed": -4, "episodes": 5}}, f"{GOLF}.report.seed must be 0 or more, got -4"),
+        ({"pretrain": {"seed": -1}}, f"{GOLF}.pretrain.seed must be 0 or more, got -1"),
+        ({"report": {"seed": 100_000_000}}, f"{GOLF}.report.seed must be below 100,000,000"),
+        ({"report": {"agents": ["random:foo=1"]}}, f"{GOLF}.report.agents[0]: agent 'random:foo=1': random takes no"),
+        ({"report": {"agents": ["random:foo=bar"]}}, "agent 'random:foo=bar': option foo must be a number or none"),
+        (
+            {"report": {"agents": ["greedy", "planner:max_seconds=-1"]}},
+            f"{GOLF}.report.agents[1]: option max_seconds must be 0 or more, got -1",
+        ),
+        ({"report": {"agents": ["planner:samples=1.5"]}}, "option samples must be int, got 1.5"),
+        (
+            {"report": {"agents": ["planner:depth=3"]}},
+            "unknown option depth (options: samples, max_seconds, max_nodes)",
+        ),
+        ({"report": {"agents": ["planner:samples=0"]}}, "samples must be at least 1"),
+        ({"report": {"agents": ["oracle"]}}, "unknown agent 'oracle'"),
+        (
+            {"eval": {"freq": 512, "episodes": 10, "seed": 3}},
+            f"{GOLF}.report.seed: the report deals (seeds 0..4) overlap the eval deals (seeds 3..12)",
+        ),
+        ({"pretrain": {"episodes": 5, "seed": 2}}, "the report deals (seeds 0..4) overlap the pretrain deals"),
+        ({"env_kwargs": {"obs_encoding": "pictures"}}, f"{GOLF}.env_kwargs: "),
+        ({"env_kwargs": {"colour": True}}, f"{GOLF}.env_kwargs: "),
+    ],
+)
+def test_bad_config_values_are_named_with_the_file(tmp_path, patch, message):
+    path = write(tmp_path, patch)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert message in str(err.value) and str(path) in str(err.value)
+
+
+def test_an_unknown_env_id_is_named(tmp_path):
+    path = write(tmp_path, {}, env_id="patience_gym/Klondike-v0")
+    with pytest.raises(ConfigError, match=r"unknown env id 'patience_gym/Klondike-v0'; registered: .*Golf-v0"):
+        load_config(path)
+
+
+def test_good_agent_specs_and_schedules_load(tmp_path):
+    path = write(
+        tmp_path,
+        {
+            "report": {"episodes": 5, "agents": ["random", "greedy", "planner:samples=2,max_seconds=none", "solver"]},
+            "ppo": {"learning_rate": "lin_3e-4", "clip_range": 0.1, "gamma": 1},
+        },
+    )
+    config = load_config(path)
+    assert config.report.agents[2] == "planner:samples=2,max_seconds=none"
+    assert config.ppo == {**BASE["ppo"], "learning_rate": "lin_3e-4", "clip_range": 0.1, "gamma": 1}
+
+
+def test_the_linear_schedule_is_sb3s_and_decays_as_before():
+    """``lin_<start>`` is SB3's LinearSchedule: start * progress_remaining, as the hand-written schedule it replaced;
+    models saved with the old schedule still load it."""
+    from agents.config import resolve_ppo_kwargs
+
+    schedule = resolve_ppo_kwargs({"learning_rate": "lin_1e-3"})["learning_rate"]
+    from stable_baselines3.common.utils import LinearSchedule
+
+    assert isinstance(schedule, LinearSchedule)
+    for progress in (1.0, 0.75, 0.5, 0.1, 0.0):
+        assert schedule(progress) == pytest.approx(1e-3 * progress, abs=1e-18)
+    import pickle
+
+    from agents import config
+
+    # The old schedule pickled as agents.config.LinearSchedule with the state {"start": ...}.
+    old = config.LinearSchedule.__new__(config.LinearSchedule)
+    old.__setstate__({"start": 2e-3})
+    legacy = pickle.loads(pickle.dumps(old))
+    assert legacy(0.5) == pytest.approx(1e-3) and legacy(1.0) == pytest.approx(2e-3)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--total-timesteps", "0"], "--total-timesteps must be at least 1, got 0"),
+        (["--total-timesteps", "-5"], "--total-timesteps must be at least 1, got -5"),
+        (["--pretrain-episodes", "-3"], "--pretrain-episodes must be 0 or more, got -3"),
+        (["--n-envs", "0"], "--n-envs must be at least 1, got 0"),
+        (["--seed", "-1"], "--seed must be 0 or more, got -1"),
+        (["--report-episodes", "0"], "--report-episodes must be at least 1, got 0"),
+        (["--resume", "somewhere", "--config", "x.yaml"], "--config cannot be combined with --resume"),
+        (["--resume", "somewhere", "--overwrite"], "--overwrite cannot be combined with --resume"),
+        (["--config", "nowhere.yaml"], "config file nowhere.yaml does not exist"),
+    ],
+)
+def test_bad_flags_are_one_line_and_exit_2_before_any_work(tmp_path, capsys, flags, message):
+    run_dir = tmp_path / "run"
+    argv = ["--no-progress-bar", *flags]
+    if "--resume" not in flags:
+        argv += ["--run-dir", str(run_dir)]
+        if "--config" not in flags:
+            argv += ["--config", str(write(tmp_path, {}))]
+    assert train.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert not run_dir.exists()
+
+
+def test_an_override_that_breaks_the_config_names_the_flag(tmp_path, capsys):
+    """--report-episodes 20 makes the report deals reach the eval deals of this config: named by its flag."""
+    path = write(tmp_path, {"eval": {"freq": 512, "episodes": 2, "seed": 10}})
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--report-episodes", "20"]) == 2
+    assert "the report deals (seeds 0..19) overlap the eval deals" in capsys.readouterr().err
+
+
+def test_a_bad_vec_flag_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        train.parse_args(["--vec", "threads"])
+    assert stop.value.code == 2
+
+
+def test_no_arguments_run_the_canonical_golf_config(tmp_path, monkeypatch):
+    """``python train.py`` trains configs/golf.yaml (wherever it is started from)."""
+    monkeypatch.chdir(tmp_path)
+    args = train.parse_args([])
+    assert args.config is None and args.resume is None and not args.overwrite
+    config, run_dir, resuming = train.setup(args)
+    assert config.env_id == GOLF and not resuming
+    assert config == load_config(Path(__file__).resolve().parent.parent / "configs" / "golf.yaml")
+    assert run_dir.parent == Path("runs") and run_dir.is_dir() and not any(run_dir.iterdir())
+
+
+def test_help_lists_every_flag_with_its_docstring(capsys):
+    with pytest.raises(SystemExit):
+        train.parse_args(["--help"])
+    out = capsys.readouterr().out
+    for flag in ("--config", "--total-timesteps", "--n-envs", "--vec", "--run-dir", "--resume", "--overwrite"):
+        assert flag in out
+    assert "replace the run found in --run-dir" in out
+
+
+def test_a_policy_setting_the_model_refuses_is_a_config_error_and_leaves_the_run_dir_empty(tmp_path, capsys):
+    path = write(tmp_path, {"policy_kwargs": {"net_arc": [8]}})
+    run_dir = tmp_path / "run"
+    assert train.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar"]) == 2
+    err = capsys.readouterr().err
+    assert f"{GOLF}.policy_kwargs or .ppo: " in err and "net_arc" in err and len(err.strip().splitlines()) == 1
+    assert not any(run_dir.iterdir())  # the same command works once the config is fixed
