@@ -229,7 +229,9 @@ def test_golf_moves_config_trains_and_its_model_plays_rounds(tmp_path):
     hole_run = tmp_path / "hole"
     extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2"]
     assert train.main(["--config", str(config_path), "--run-dir", str(hole_run), "--no-progress-bar", *extra]) == 0
-    summary = play_episodes("patience_gym/GolfRound-v0", PPOAgent(hole_run / "model.zip"), [7], {"obs_encoding": "runs"})
+    summary = play_episodes(
+        "patience_gym/GolfRound-v0", PPOAgent(hole_run / "model.zip"), [7], {"obs_encoding": "runs"}
+    )
     # Nine holes, each dealing its 16 stock cards: at least 144 moves, and a score no hole-by-hole bound breaks.
     assert summary.episodes == 1 and summary.mean_moves >= 9 * 16
     assert -9 * 16 <= summary.scores[0] <= 9 * 35
