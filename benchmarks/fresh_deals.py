@@ -6,22 +6,17 @@ greedy and each shipped model (``models/``) of one game on a second,
 independent set of deals (seeds from 100,000 by default) and applies the same
 verdict as ``benchmarks/results.py``.
 
-Games (``--game``):
+Games (``--game``), one shipped model each (``models/<name>.md`` is its card):
 
-* ``golf``: the six Golf-v0 move-scoring models (``golf_moves``, ``_decay``,
-  ``_decay2``, ``_sep``, ``_sep16``, ``_sep16_wide``) on the ``runs`` encoding;
-* ``giant``: the three Giant-v0 move-list models with a working critic
-  (``giant_moves_critic``, ``_lr3e4``, ``_lr3e4_1m``) on the ``moves`` encoding;
-* ``pocket``: the MissMilliganPocket-v0 model on the ``moves_search`` encoding
-  (``miss_milligan_pocket_moves_search``);
-* ``pocket_endgame``: the MissMilliganPocket-v0 model on the ``moves_endgame``
-  encoding (``miss_milligan_pocket_moves_endgame``);
-* ``puss``: the PussInTheCorner-v0 model on the ``moves_replay_all`` encoding
-  (``puss_moves_replay_all``).
+* ``golf``: ``golf_moves_decay2`` on Golf-v0's ``runs`` encoding;
+* ``milligan``: ``miss_milligan_moves_critic`` on MissMilligan-v0's ``moves`` encoding;
+* ``giant``: ``giant_moves_critic_lr3e4_1m`` on Giant-v0's ``moves`` encoding;
+* ``pocket``: ``miss_milligan_pocket_moves_endgame`` on MissMilliganPocket-v0's ``moves_endgame`` encoding;
+* ``puss``: ``puss_moves_replay_all`` on PussInTheCorner-v0's ``moves_replay_all`` encoding.
 
 Writes ``benchmarks/results/<game>_fresh_deals.json`` and ``.md``.
 
-Usage: ``python -m benchmarks.fresh_deals --game golf|giant|pocket|pocket_endgame|puss [--episodes 1000] [--seed 100000]
+Usage: ``python -m benchmarks.fresh_deals --game golf|milligan|giant|pocket|puss [--episodes 1000] [--seed 100000]
 [--models ...] [--jobs 1]``
 """
 
@@ -50,47 +45,13 @@ class Game:
 
 
 GAMES = {
-    "golf": Game(
-        "patience_gym/Golf-v0",
-        "runs",
-        True,
-        (
-            "models/golf_moves.zip",
-            "models/golf_moves_decay.zip",
-            "models/golf_moves_decay2.zip",
-            "models/golf_moves_sep.zip",
-            "models/golf_moves_sep16.zip",
-            "models/golf_moves_sep16_wide.zip",
-        ),
-    ),
-    "giant": Game(
-        "patience_gym/Giant-v0",
-        "moves",
-        False,
-        (
-            "models/giant_moves_critic.zip",
-            "models/giant_moves_critic_lr3e4.zip",
-            "models/giant_moves_critic_lr3e4_1m.zip",
-        ),
-    ),
+    "golf": Game("patience_gym/Golf-v0", "runs", True, ("models/golf_moves_decay2.zip",)),
+    "milligan": Game("patience_gym/MissMilligan-v0", "moves", False, ("models/miss_milligan_moves_critic.zip",)),
+    "giant": Game("patience_gym/Giant-v0", "moves", False, ("models/giant_moves_critic_lr3e4_1m.zip",)),
     "pocket": Game(
-        "patience_gym/MissMilliganPocket-v0",
-        "moves_search",
-        False,
-        ("models/miss_milligan_pocket_moves_search.zip",),
+        "patience_gym/MissMilliganPocket-v0", "moves_endgame", False, ("models/miss_milligan_pocket_moves_endgame.zip",)
     ),
-    "pocket_endgame": Game(
-        "patience_gym/MissMilliganPocket-v0",
-        "moves_endgame",
-        False,
-        ("models/miss_milligan_pocket_moves_endgame.zip",),
-    ),
-    "puss": Game(
-        "patience_gym/PussInTheCorner-v0",
-        "moves_replay_all",
-        False,
-        ("models/puss_moves_replay_all.zip",),
-    ),
+    "puss": Game("patience_gym/PussInTheCorner-v0", "moves_replay_all", False, ("models/puss_moves_replay_all.zip",)),
 }
 
 

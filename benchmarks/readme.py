@@ -1,11 +1,11 @@
-"""Copy the committed result tables into README.md.
+"""Copy the committed results table into README.md.
 
-Every measurement script writes ``benchmarks/results/<name>.md``; this puts
-each table between the README's ``<!-- SECTION:start -->`` and
-``<!-- SECTION:end -->`` markers, so every figure in the README is one a
-committed script produced.
+``python -m benchmarks.results`` writes ``benchmarks/results/summary.md`` from the
+committed result files and run reports; this puts it between the README's
+``<!-- results:start -->`` and ``<!-- results:end -->`` markers, so every figure
+in the README is one a committed script produced (``tests/test_readme.py`` checks it).
 
-Usage: ``python -m benchmarks.readme``
+Usage: ``python -m benchmarks.results && python -m benchmarks.readme``
 """
 
 from __future__ import annotations
@@ -20,24 +20,7 @@ README = ROOT / "README.md"
 
 #: README section -> the results file (and the script that writes it).
 SECTIONS = {
-    "baselines": "baselines.md",  # benchmarks/baselines.py
-    "agents": "planners.md",  # benchmarks/planners.py
-    "golf-solver": "golf_solver.md",  # benchmarks/golf_solver.py
-    "puss-solver": "puss_solver.md",  # benchmarks/puss_solver.py
-    "results": "ppo.md",  # benchmarks/results.py, from the run reports in benchmarks/runs/
-    "golf-fresh-deals": "golf_fresh_deals.md",  # benchmarks/fresh_deals.py --game golf
-    "giant-fresh-deals": "giant_fresh_deals.md",  # benchmarks/fresh_deals.py --game giant
-    "pocket-fresh-deals": "pocket_fresh_deals.md",  # benchmarks/fresh_deals.py --game pocket
-    "pocket-endgame-fresh-deals": "pocket_endgame_fresh_deals.md",  # fresh_deals.py --game pocket_endgame
-    "puss-fresh-deals": "puss_fresh_deals.md",  # benchmarks/fresh_deals.py --game puss
-    "puss-second-pass": "puss_second_pass.md",  # benchmarks/puss_second_pass.py
-    "pocket-endgame": "pocket_endgame.md",  # benchmarks/milligan_endgame.py
-    "miss-milligan-endgame": "miss_milligan_endgame.md",  # benchmarks/milligan_endgame.py --env .../MissMilligan-v0
-    "giant-endgame": "giant_endgame.md",  # benchmarks/milligan_endgame.py --env patience_gym/Giant-v0
-    "puss-redeal": "puss_redeal.md",  # benchmarks/puss_redeal.py
-    "imitation": "imitation.md",  # benchmarks/imitation.py
-    "train-speed": "train_speed.md",  # benchmarks/train_speed.py
-    "speed": "env_speed.md",  # benchmarks/env_speed.py
+    "results": "summary.md",  # benchmarks/results.py, from benchmarks/results/*.json and benchmarks/runs/*/results.json
 }
 
 

@@ -1,11 +1,17 @@
-"""The README's results table, from the committed run reports in ``benchmarks/runs/``.
+"""The README's results table and the docs' PPO run table, from committed results only.
 
-Each ``benchmarks/runs/<name>/`` holds what ``train.py`` wrote for a full run
-(``results.json``, ``training.json``, ``report.md``, ``config.yaml``, plots), made by
-``python train.py --config configs/<name>.yaml --run-dir benchmarks/runs/<run>`` (each run's
-``config.yaml`` says which). This script only reads them.
+Sources (nothing here plays a game):
 
-Writes ``benchmarks/results/ppo.md`` (``python -m benchmarks.readme`` copies it into the README).
+* ``benchmarks/results/baselines.json`` (``python -m benchmarks.baselines``): random and greedy;
+* ``benchmarks/results/planners.json`` (``python -m benchmarks.planners``): the search planner, and
+  the perfect-knowledge solver where a game has one;
+* ``benchmarks/results/golf_solver.json`` (``python -m benchmarks.golf_solver``): the exact Golf bound
+  on more deals than the planner table;
+* ``benchmarks/runs/<run>/results.json``: what ``train.py`` wrote for a full run (only ``report.md`` and
+  ``results.json`` of the runs behind README rows are committed).
+
+Writes ``benchmarks/results/summary.md`` (the README table; ``python -m benchmarks.readme`` copies it
+into README.md) and ``benchmarks/results/ppo.md`` (every committed run with its paired verdict).
 
 Usage: ``python -m benchmarks.results``
 """
@@ -14,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -25,22 +33,166 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "benchmarks" / "runs"
 
 
-def load_runs() -> list[dict]:
-    runs = []
-    for path in sorted(RUNS.glob("*/results.json")):
+@dataclass(frozen=True)
+class Recipe:
+    """One env's rows in the README table: its canonical config's run and its best committed model."""
+
+    env_id: str
+    config: str  #: the canonical config (PPO on the plain observation)
+    plain_run: str  #: benchmarks/runs/<name> that config wrote
+    best_run: str  #: benchmarks/runs/<name> behind the best PPO row
+    best_model: str  #: the committed model of that run (models/<name>.zip)
+    best_encoding: str  #: the observation encoding the model reads
+
+
+RECIPES = (
+    Recipe("patience_gym/Golf-v0", "golf", "Golf-v0", "Golf-v0-moves-decay2", "golf_moves_decay2", "runs"),
+    Recipe(
+        "patience_gym/GolfRound-v0",
+        "golf_round",
+        "GolfRound-v0",
+        "GolfRound-v0-moves-decay2",
+        "golf_moves_decay2",
+        "runs",
+    ),
+    Recipe(
+        "patience_gym/MissMilligan-v0",
+        "miss_milligan",
+        "MissMilligan-v0",
+        "MissMilligan-v0-moves-critic",
+        "miss_milligan_moves_critic",
+        "moves",
+    ),
+    Recipe(
+        "patience_gym/Giant-v0",
+        "giant",
+        "Giant-v0",
+        "Giant-v0-moves-critic-lr3e4-1m",
+        "giant_moves_critic_lr3e4_1m",
+        "moves",
+    ),
+    Recipe(
+        "patience_gym/MissMilliganPocket-v0",
+        "miss_milligan_pocket",
+        "MissMilliganPocket-v0",
+        "MissMilliganPocket-v0-moves-endgame",
+        "miss_milligan_pocket_moves_endgame",
+        "moves_endgame",
+    ),
+    Recipe(
+        "patience_gym/PussInTheCorner-v0",
+        "puss",
+        "PussInTheCorner-v0",
+        "PussInTheCorner-v0-moves-replay-all",
+        "puss_moves_replay_all",
+        "moves_replay_all",
+    ),
+)
+
+
+def load_json(path: Path) -> Any:
+    """Read a committed results file; a missing one is an error naming the script that writes it."""
+    if not path.is_file():
+        raise SystemExit(f"{path} is missing: run the script that writes it (see benchmarks/results.py)")
+    return json.loads(path.read_text())
+
+
+def load_runs(runs: Path = RUNS) -> list[dict[str, Any]]:
+    """Every committed run report (``results.json``), named by its folder."""
+    out = []
+    for path in sorted(runs.glob("*/results.json")):
         data = json.loads(path.read_text())
         data["name"] = path.parent.name
-        pretrain = path.parent / "pretrain.json"
-        data["pretrain"] = json.loads(pretrain.read_text()) if pretrain.is_file() else None
-        runs.append(data)
-    return runs
+        out.append(data)
+    return out
 
 
-def to_markdown(runs: list[dict]) -> str:
+def _cell(row: dict[str, Any]) -> str:
+    return f"{row['mean_score']:.2f} ± {row['score_ci95']:.2f}"
+
+
+def _line(env: str, agent: str, score: str, won: str, deals: str, command: str) -> str:
+    return f"| {env} | {agent} | {score} | {won} | {deals} | {command} |"
+
+
+def _ppo(run: dict[str, Any]) -> dict[str, Any]:
+    return next(r for r in run["results"] if r["agent"] == "ppo")
+
+
+def _solver_line(env: str, env_id: str, planners: dict[str, Any], golf_solver: dict[str, Any]) -> str:
+    """The perfect-knowledge bound: the Golf solver's large table where it has the env, else the planner table."""
+    book = next(r for r in golf_solver["rows"] if r["rules"] == "book")
+    if env_id == "patience_gym/Golf-v0":
+        won = format_share(book["cleared_share"], book["cleared_ci95"])
+        deals = f"{book['deals']:,} (seeds 0..{book['deals'] - 1})"
+        return _line(
+            env, "solver (sees the hidden cards)", _cell(book), won, deals, "`python -m benchmarks.golf_solver`"
+        )
+    if env_id == "patience_gym/GolfRound-v0":
+        rounds = book["golf_round"]
+        score = f"{rounds['mean']:.2f} ± {rounds['ci95']:.2f}"
+        deals = f"{rounds['rounds']} (seeds 0..{rounds['rounds'] - 1})"
+        return _line(env, "solver (sees the hidden cards)", score, "—", deals, "`python -m benchmarks.golf_solver`")
+    rows = [r for r in planners["rows"] if r["env"] == env_id and r["agent"] == "solver"]
+    if not rows:
+        return _line(env, "solver (sees the hidden cards)", "—", "—", "—", "no solver for this game")
+    (row,) = rows
+    deals = f"{row['episodes']} (seeds 0..{row['episodes'] - 1})"
+    won = format_share(row["win_rate"], row["win_ci95"])
+    return _line(
+        env, "solver (sees the hidden cards)", _cell(row), won, deals, "`python -m benchmarks.planners --jobs 2`"
+    )
+
+
+def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
+    """The README table: per env random, greedy, planner, perfect-knowledge bound, PPO plain, best PPO."""
+    baselines = load_json(results / "baselines.json")
+    planners = load_json(results / "planners.json")
+    golf_solver = load_json(results / "golf_solver.json")
+    lines = [
+        "| env | agent | mean score ± 95% CI | won [95% CI] | deals | re-made by |",
+        "|---|---|---:|---:|---|---|",
+    ]
+    for recipe in RECIPES:
+        env = recipe.env_id.split("/")[-1]
+        for row in baselines["rows"]:
+            if row["env"] == recipe.env_id:
+                deals = f"{row['episodes']:,} (seeds 0..{row['episodes'] - 1})"
+                won = format_share(row["win_rate"], row["win_ci95"])
+                lines.append(_line(env, row["agent"], _cell(row), won, deals, "`python -m benchmarks.baselines`"))
+        (planner,) = [r for r in planners["rows"] if r["env"] == recipe.env_id and r["agent"] == "planner"]
+        deals = f"{planner['episodes']} (seeds 0..{planner['episodes'] - 1})"
+        won = format_share(planner["win_rate"], planner["win_ci95"])
+        command = "`python -m benchmarks.planners --jobs 2`"
+        lines.append(_line(env, "planner (hidden cards unseen)", _cell(planner), won, deals, command))
+        lines.append(_solver_line(env, recipe.env_id, planners, golf_solver))
+        plain = load_json(runs / recipe.plain_run / "results.json")
+        ppo = _ppo(plain)
+        deals = f"{plain['episodes']:,} (seeds {plain['seed']}..{plain['seed'] + plain['episodes'] - 1})"
+        encoding = plain["env_kwargs"].get("obs_encoding", "ids")
+        command = f"`python train.py --config configs/{recipe.config}.yaml`"
+        won = format_share(ppo["win_rate"], ppo["win_ci95"])
+        lines.append(_line(env, f"PPO, plain observation (`{encoding}`)", _cell(ppo), won, deals, command))
+        best = load_json(runs / recipe.best_run / "results.json")
+        ppo = _ppo(best)
+        deals = f"{best['episodes']:,} (seeds {best['seed']}..{best['seed'] + best['episodes'] - 1})"
+        command = (
+            f"`python -m agents.evaluate --env {recipe.env_id} --env-kwargs "
+            f'\'{{"obs_encoding": "{recipe.best_encoding}"}}\' --agents ppo:models/{recipe.best_model}.zip '
+            f"--episodes {best['episodes']} --seed {best['seed']}`"
+        )
+        won = format_share(ppo["win_rate"], ppo["win_ci95"])
+        agent = f"best PPO, `{recipe.best_model}` (`{recipe.best_encoding}`)"
+        lines.append(_line(env, agent, _cell(ppo), won, deals, command))
+    return "\n".join(lines) + "\n"
+
+
+def to_markdown(runs: list[dict[str, Any]]) -> str:
+    """Every committed run: its agents, PPO's training, and PPO minus greedy paired by deal."""
     lines = [
         "| run (`benchmarks/runs/`) | env (encoding) | agent | mean score ± 95% CI | win rate [95% CI] "
-        "| PPO training | machine |",
-        "|---|---|---|---:|---:|---|---|",
+        "| PPO training |",
+        "|---|---|---|---:|---:|---|",
     ]
     for run in runs:
         env = _env_label(run)
@@ -48,44 +200,34 @@ def to_markdown(runs: list[dict]) -> str:
         for r in run["results"]:
             training = _training(run) if r["agent"] == "ppo" else ""
             lines.append(
-                f"| {run['name']} | {env} | {r['agent']} | "
-                f"{r['mean_score']:.2f} ± {r['score_ci95']:.2f} ({better} better) | "
-                f"{format_share(r['win_rate'], r['win_ci95'])} | {training} | "
-                f"{run['machine'] if r['agent'] == 'ppo' else ''} |"
+                f"| {run['name']} | {env} | {r['agent']} | {_cell(r)} ({better} better) | "
+                f"{format_share(r['win_rate'], r['win_ci95'])} | {training} |"
             )
     lines.append("")
     lines.append(
-        "All agents of a row group played the same seeded deals ("
-        + ", ".join(f"{run['name']}: {run['episodes']} deals from seed {run['seed']}" for run in runs)
-        + ")."
+        "All agents of a run played the same seeded deals ("
+        + ", ".join(f"{run['name']}: {run['episodes']} from seed {run['seed']}" for run in runs)
+        + f"); machine: {', '.join(sorted({str(run['machine']) for run in runs}))}."
     )
     lines += ["", *verdicts(runs)]
-    lines += ["", "Each env's best run by that bar (margin: PPO's interval edge past greedy's, the better way):"]
-    lines += [""]
-    lines += best_by_env(runs)
     return "\n".join(lines) + "\n"
 
 
-def _env_label(run: dict) -> str:
+def _env_label(run: dict[str, Any]) -> str:
     env = str(run["env"]).split("/")[-1]
     encoding = run.get("env_kwargs", {}).get("obs_encoding")
     return f"{env} ({encoding})" if encoding else env
 
 
-def _training(run: dict) -> str:
+def _training(run: dict[str, Any]) -> str:
     text = f"{run['timesteps']:,} steps, {run['train_seconds'] / 60:.0f} min"
-    if run.get("pretrain"):
-        pretrain = run["pretrain"]
-        rounds = pretrain.get("dagger", [])
-        dagger = f" and {len(rounds)} DAgger rounds of {rounds[0]['episodes']:,} games" if rounds else ""
-        text += f" (incl. cloning {pretrain['episodes']:,} {pretrain['teacher']} games{dagger})"
     chosen = run.get("ppo_model", {})
     if chosen.get("model") == "best":
         text += f"; plays the best held-out checkpoint (step {chosen['best_step']:,})"
     return text
 
 
-def margin(run: dict) -> float | None:
+def margin(run: dict[str, Any]) -> float | None:
     """How far PPO's 95% interval clears greedy's in the better direction (> 0: PPO beats greedy).
 
     None when the run has no PPO or no greedy result.
@@ -99,13 +241,13 @@ def margin(run: dict) -> float | None:
     return float((ppo["mean_score"] - ppo["score_ci95"]) - (greedy["mean_score"] + greedy["score_ci95"]))
 
 
-def best_by_env(runs: list[dict]) -> list[str]:
+def best_by_env(runs: list[dict[str, Any]]) -> list[str]:
     """For each env, its run whose PPO interval is furthest from greedy's on the better side."""
     lines = [
         "| env | best run | PPO | greedy | margin | PPO beats greedy outside both 95% CIs? |",
         "|---|---|---:|---:|---:|---|",
     ]
-    best: dict[str, tuple[float, dict]] = {}
+    best: dict[str, tuple[float, dict[str, Any]]] = {}
     for run in runs:
         m = margin(run)
         if m is not None and (run["env"] not in best or m > best[run["env"]][0]):
@@ -114,13 +256,13 @@ def best_by_env(runs: list[dict]) -> list[str]:
         by_agent = {r["agent"]: r for r in run["results"]}
         ppo, greedy = by_agent["ppo"], by_agent["greedy"]
         lines.append(
-            f"| {str(env).split('/')[-1]} | {run['name']} | {ppo['mean_score']:.2f} ± {ppo['score_ci95']:.2f} | "
-            f"{greedy['mean_score']:.2f} ± {greedy['score_ci95']:.2f} | {m:+.2f} | {'yes' if m > 0 else 'no'} |"
+            f"| {str(env).split('/')[-1]} | {run['name']} | {_cell(ppo)} | "
+            f"{_cell(greedy)} | {m:+.2f} | {'yes' if m > 0 else 'no'} |"
         )
     return lines
 
 
-def verdicts(runs: list[dict]) -> list[str]:
+def verdicts(runs: list[dict[str, Any]]) -> list[str]:
     """PPO against greedy on each run's deals: paired difference and whether the 95% intervals separate."""
     lines = [
         "| run | PPO - greedy, paired by deal (95% CI) | better score is | PPO beats greedy outside both 95% CIs? |",
@@ -130,23 +272,23 @@ def verdicts(runs: list[dict]) -> list[str]:
         m = margin(run)
         if m is None:
             continue
-        beats = m > 0
         diff = np.asarray(run["scores"]["ppo"], float) - np.asarray(run["scores"]["greedy"], float)
         mean, ci = mean_ci95(diff.tolist())
         direction = "lower" if run["lower_score_is_better"] else "higher"
-        lines.append(f"| {run['name']} | {mean:+.2f} ± {ci:.2f} | {direction} | {'yes' if beats else 'no'} |")
+        lines.append(f"| {run['name']} | {mean:+.2f} ± {ci:.2f} | {direction} | {'yes' if m > 0 else 'no'} |")
     return lines
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.parse_args()
+    parser.parse_args(argv)
     runs = load_runs()
     if not runs:
         raise SystemExit(f"no run reports under {RUNS}")
-    table = to_markdown(runs)
+    table = summary()
     print(table)
-    (RESULTS / "ppo.md").write_text(table)
+    (RESULTS / "summary.md").write_text(table)
+    (RESULTS / "ppo.md").write_text(to_markdown(runs))
 
 
 if __name__ == "__main__":

@@ -329,17 +329,8 @@ def test_evaluation_is_the_greedy_baselines():
 @pytest.mark.parametrize(
     ("env_id", "model"),
     [
-        ("patience_gym/MissMilligan-v0", "models/miss_milligan_moves.zip"),
-        ("patience_gym/MissMilligan-v0", "models/miss_milligan_moves_bc2000.zip"),
         ("patience_gym/MissMilligan-v0", "models/miss_milligan_moves_critic.zip"),
-        ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves.zip"),
-        ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic.zip"),
-        ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_critic_1m.zip"),
-        ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_search.zip"),
         ("patience_gym/MissMilliganPocket-v0", "models/miss_milligan_pocket_moves_endgame.zip"),
-        ("patience_gym/Giant-v0", "models/giant_moves.zip"),
-        ("patience_gym/Giant-v0", "models/giant_moves_critic.zip"),
-        ("patience_gym/Giant-v0", "models/giant_moves_critic_lr3e4.zip"),
         ("patience_gym/Giant-v0", "models/giant_moves_critic_lr3e4_1m.zip"),
     ],
 )

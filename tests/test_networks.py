@@ -236,20 +236,9 @@ def test_move_list_scorer_batches_like_single_observations():
 @pytest.mark.parametrize(
     "model",
     [
-        "models/puss_moves.zip",
-        "models/puss_moves_replay_1m_checkpoint.zip",
         "models/puss_moves_replay_all.zip",
-        "models/miss_milligan_moves.zip",
-        "models/miss_milligan_moves_bc2000.zip",
         "models/miss_milligan_moves_critic.zip",
-        "models/miss_milligan_pocket_moves.zip",
-        "models/miss_milligan_pocket_moves_critic.zip",
-        "models/miss_milligan_pocket_moves_critic_1m.zip",
-        "models/miss_milligan_pocket_moves_search.zip",
         "models/miss_milligan_pocket_moves_endgame.zip",
-        "models/giant_moves.zip",
-        "models/giant_moves_critic.zip",
-        "models/giant_moves_critic_lr3e4.zip",
         "models/giant_moves_critic_lr3e4_1m.zip",
     ],
 )

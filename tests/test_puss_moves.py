@@ -278,8 +278,6 @@ def test_greedy_follows_its_own_second_pass_replay():
 @pytest.mark.parametrize(
     ("model", "encoding"),
     [
-        ("models/puss_moves.zip", "moves"),
-        ("models/puss_moves_replay_1m_checkpoint.zip", "moves_replay"),
         ("models/puss_moves_replay_all.zip", "moves_replay_all"),
     ],
 )
