@@ -436,6 +436,10 @@ def train(args: Args) -> Path:
     from agents.report import write_report
 
     table = write_report(run_dir, config)
+    from agents.load import save_model_spec
+
+    # The model carries its env id, rule options and encoding (agents.load(path) plays it back).
+    save_model_spec(run_dir / "model.zip", config.env_id, config.env_kwargs, card=(run_dir / "report.md").read_text())
     print(table)
     print(f"\nrun written to {run_dir}")
     return run_dir
@@ -445,18 +449,22 @@ def new_model(config: TrainConfig, envs: Any, run_dir: Path, seed: int) -> Any:
     """A fresh MaskablePPO; a policy_kwargs or ppo setting it does not take is a ConfigError."""
     from sb3_contrib import MaskablePPO
 
+    from agents.networks import complete_extractor_kwargs
+
+    layout = gym.make(config.env_id, **config.env_kwargs).unwrapped.observer.layout  # type: ignore[attr-defined]
     try:
+        policy_kwargs = complete_extractor_kwargs(resolve_policy_kwargs(config.policy_kwargs), layout)
         return MaskablePPO(
             resolve_policy(config.policy),
             envs,
-            policy_kwargs=resolve_policy_kwargs(config.policy_kwargs) or None,
+            policy_kwargs=policy_kwargs or None,
             tensorboard_log=str(run_dir / "tb"),
             seed=seed,
             device="cpu",
             verbose=0,
             **resolve_ppo_kwargs(config.ppo, config.env_id),
         )
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ConfigError(f"{config.env_id}.policy_kwargs or .ppo: {exc}") from None
 
 

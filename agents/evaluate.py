@@ -2,9 +2,9 @@
 
 Usage::
 
-    python -m agents.evaluate --env patience_gym/Golf-v0 --agents random greedy planner solver \\
-        ppo:runs/golf/model.zip --episodes 1000 --seed 0 [--env-kwargs '{"queens_on_kings": true}'] \\
-        [--json results.json]
+    python -m agents.evaluate --env ENV_ID --agents random greedy planner solver ppo:RUN/model.zip \\
+        --episodes 1000 --seed 0 [--env-kwargs '{"RULE_OPTION": true}'] [--json results.json] \\
+        [--records DIR] [--backend ray [--address ADDR] [--workers N]]
 
 Episode ``i`` of every agent is played on the deal of ``reset(seed=seed + i)``.
 """
@@ -28,6 +28,7 @@ from scipy import stats
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
 from agents.registry import make_agent
+from patience_gym.records import RecordEpisodes
 
 #: The two-sided 95% quantile of the normal distribution (1.959963984540054).
 Z95 = float(stats.norm.ppf(0.975))
@@ -121,7 +122,13 @@ def run_episode(env: gym.Env[Any, Any], agent: Agent, seed: int) -> Iterator[Mov
         yield Move(before, mask, int(action), float(reward), info)
 
 
-def play_episodes(env_id: str, agent: Agent, seeds: Sequence[int], env_kwargs: dict[str, Any] | None = None) -> Summary:
+def play_episodes(
+    env_id: str,
+    agent: Agent,
+    seeds: Sequence[int],
+    env_kwargs: dict[str, Any] | None = None,
+    records: str | Path | None = None,
+) -> Summary:
     """Play one episode per seed and summarise score, wins and moves.
 
     An agent that does not read the observation (``agent.reads_observation``) plays on the env's default
@@ -131,6 +138,8 @@ def play_episodes(env_id: str, agent: Agent, seeds: Sequence[int], env_kwargs: d
     if not agent.reads_observation:
         kwargs.pop("obs_encoding", None)
     env = gym.make(env_id, **kwargs)
+    if records is not None:  # one game record per episode: <Env>-<agent>-seed<seed>.json
+        env = RecordEpisodes(env, agent=agent.name, directory=records)
     unwrapped = env.unwrapped
     scores: list[float] = []
     wins = 0
@@ -169,6 +178,7 @@ def evaluate(
     seed: int = 0,
     env_kwargs: dict[str, Any] | None = None,
     jobs: int = 1,
+    records: str | Path | None = None,
 ) -> list[Summary]:
     """Every agent on the same ``episodes`` deals (seeds ``seed .. seed+episodes-1``).
 
@@ -180,12 +190,12 @@ def evaluate(
     results = []
     for spec, name in zip(agent_specs, agent_labels(agent_specs), strict=True):
         if jobs > 1 and len(seeds) > 1:
-            results.append(_play_in_parallel(env_id, spec, name, game_name, seeds, env_kwargs, jobs))
+            results.append(_play_in_parallel(env_id, spec, name, game_name, seeds, env_kwargs, jobs, records))
             continue
         agent = make_agent(spec, game_name, seed=seed)
         if name:
             agent.name = name
-        results.append(play_episodes(env_id, agent, seeds, env_kwargs))
+        results.append(play_episodes(env_id, agent, seeds, env_kwargs, records))
     return results
 
 
@@ -213,7 +223,13 @@ def agent_labels(agent_specs: Sequence[str]) -> list[str | None]:
 
 
 def _play_block(
-    env_id: str, spec: str, name: str | None, game_name: str, seeds: list[int], env_kwargs: dict[str, Any] | None
+    env_id: str,
+    spec: str,
+    name: str | None,
+    game_name: str,
+    seeds: list[int],
+    env_kwargs: dict[str, Any] | None,
+    records: str | Path | None = None,
 ) -> Summary:
     import torch as th
 
@@ -221,7 +237,7 @@ def _play_block(
     agent = make_agent(spec, game_name, seed=seeds[0])
     if name:
         agent.name = name
-    return play_episodes(env_id, agent, seeds, env_kwargs)
+    return play_episodes(env_id, agent, seeds, env_kwargs, records)
 
 
 def _play_in_parallel(
@@ -232,6 +248,7 @@ def _play_in_parallel(
     seeds: list[int],
     env_kwargs: dict[str, Any] | None,
     jobs: int,
+    records: str | Path | None = None,
 ) -> Summary:
     """:func:`play_episodes` over ``jobs`` blocks of ``seeds`` in parallel processes, joined in seed order."""
     import multiprocessing
@@ -240,7 +257,8 @@ def _play_in_parallel(
     size = math.ceil(len(seeds) / jobs)
     blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
     with ProcessPoolExecutor(len(blocks), mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = list(pool.map(_play_block, *zip(*[(env_id, spec, name, game_name, b, env_kwargs) for b in blocks])))
+        args = [(env_id, spec, name, game_name, b, env_kwargs, records) for b in blocks]
+        parts = list(pool.map(_play_block, *zip(*args)))
     return summarise(
         parts[0].agent,
         [x for part in parts for x in part.scores],
@@ -277,7 +295,7 @@ def score_note(env_id: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; a user error is one line on stderr and exit status 2, before any deal is played."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--env", required=True, help="registered env id, e.g. patience_gym/Golf-v0")
+    parser.add_argument("--env", required=True, help="registered env id (see patience_gym.ENVS)")
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -289,13 +307,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="first deal seed")
     parser.add_argument("--env-kwargs", default="{}", help="JSON dict of env kwargs")
     parser.add_argument("--json", dest="json_path", help="also write the results as JSON here")
+    parser.add_argument(
+        "--records", metavar="DIR", help="write each episode's game record here (<Env>-<agent>-seed<seed>.json)"
+    )
     args = parser.parse_args(argv)
     try:
         env_kwargs, lower = _check_cli(args)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    results = evaluate(args.env, args.agents, args.episodes, args.seed, env_kwargs)
+    if args.backend == "ray":
+        from agents.backends import evaluate_sharded
+
+        seeds = range(args.seed, args.seed + args.episodes)
+        results = evaluate_sharded(
+            args.env, env_kwargs, args.agents, seeds, backend="ray", address=args.address, workers=args.workers
+        )
+    else:
+        results = evaluate(args.env, args.agents, args.episodes, args.seed, env_kwargs, records=args.records)
     print(format_table(args.env, results, lower))
     if args.json_path:
         payload = {
@@ -340,6 +369,12 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
         if spec.startswith("ppo:") and not Path(spec[4:]).is_file():
             raise ValueError(f"no PPO model at {spec[4:]} (agent {spec})")
     agent_labels(args.agents)
+    if args.address is not None and args.backend != "ray":
+        raise ValueError("--address needs --backend ray")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    if args.records is not None and args.backend == "ray":
+        raise ValueError("--records is not supported with --backend ray yet; record with the serial backend")
     if args.json_path and not Path(args.json_path).resolve().parent.is_dir():
         raise ValueError(f"--json: directory {Path(args.json_path).parent} does not exist; create it first")
     return env_kwargs, bool(game.lower_score_is_better)

@@ -161,7 +161,7 @@ class LogitsPolicy(MaskableActorCriticPolicy):
     them all, as the models trained before this option did; for
     :class:`MoveListScorer`, whose unlisted actions' logits sit at -10, that
     saturates the value MLP's tanh units, and the critic's output stops depending
-    on the position (see ``benchmarks/NOTES.md``).
+    on the position (see ``docs/pages/research.md``).
     """
 
     def __init__(self, *args: Any, critic_reads_logits: bool = True, **kwargs: Any) -> None:

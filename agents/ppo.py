@@ -15,7 +15,7 @@ from patience_gym.features import Observer, make_observer
 class PPOAgent(Agent):
     """Plays the deterministic (most likely legal) action of a saved MaskablePPO policy.
 
-    A model of a game's part may play the whole (a Golf-v0 model plays GolfRound-v0 in the same
+    A model of a game's part may play the whole (a model of one hole plays a round of holes in the same
     encoding): where the env's observation does not fit the model, it is shown the part in play
     (:meth:`patience_gym.core.Game.stage`) as that part's own env would show it.
     """

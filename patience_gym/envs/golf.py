@@ -14,7 +14,7 @@ class GolfEnv(PatienceEnv):
     the waste card. Play the exposed (lowest) card of any column onto the
     waste card when its rank is one above or below (suit ignored, no
     wrapping, nothing on a King), or turn the next stock card. Rules:
-    ``docs/RULES.md`` and *golf__book.txt*.
+    ``docs/pages/rules.md`` and *golf__book.txt*.
 
     ## Action Space
     ``Discrete(8)``: action ``i`` in ``0..6`` plays the exposed card of column

@@ -157,7 +157,7 @@ class MissMilliganEnv(PatienceEnv):
     *waived* (lifted aside, one at a time): it may then go to a foundation
     or onto a fitting exposed card (a vacancy only if a King), or be
     restored to the foot of its own column, fitting or not; only then may
-    another be waived. Rules: ``docs/RULES.md`` and
+    another be waived. Rules: ``docs/pages/rules.md`` and
     *miss_milligan_and_giant__book.txt*.
 """
         + _SHARED
@@ -191,7 +191,7 @@ class GiantEnv(PatienceEnv):
     and there is no waiving. Instead, once the stock is exhausted, the
     player may *worry back*: move the top card of a foundation to the foot
     of a column where it fits by the packing rule, or into a vacancy. Rules:
-    ``docs/RULES.md`` and the last paragraph of
+    ``docs/pages/rules.md`` and the last paragraph of
     *miss_milligan_and_giant__book.txt*. The reserve actions are never legal.
 """
         + _SHARED
@@ -225,7 +225,7 @@ class MissMilliganPocketEnv(PatienceEnv):
     and the pocket card may leave only onto a foundation or a fitting
     exposed card (a vacancy only if it is a King). The top card of a
     foundation may move back onto a fitting exposed card (a King into a
-    vacancy) at any time. Rules: ``docs/RULES.md`` and
+    vacancy) at any time. Rules: ``docs/pages/rules.md`` and
     *miss_milligan__pocket_version.txt*; the reserve is written ``p``.
 """
         + _SHARED

@@ -19,7 +19,7 @@ class PussInTheCornerEnv(PatienceEnv):
     on the other (the sevens privilege). When the pack is out, the packets are
     taken up in the player's order and dealt through once more: the first
     packet taken up deals first, each packet's cards in the order they were
-    put on it. Rules: ``docs/RULES.md`` and
+    put on it. Rules: ``docs/pages/rules.md`` and
     *puss_in_the_corner__book.txt*.
 
     ## Action Space

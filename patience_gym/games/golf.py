@@ -1,6 +1,6 @@
 """Golf: pure rules of one hole and of a nine-hole round.
 
-Rules: ``docs/RULES.md`` (Golf) and ``golf__book.txt``. Actions:
+Rules: ``docs/pages/rules.md`` (Golf) and ``golf__book.txt``. Actions:
 ``0..6`` play the exposed card of that column onto the waste; ``7`` turns the
 next stock card. Reward: +1 per card cleared from the links, plus ``k`` when
 the links clear with ``k`` stock cards left, so a hole returns 35 - score.

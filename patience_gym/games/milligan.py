@@ -1,6 +1,6 @@
 """Miss Milligan, Giant and Miss Milligan (pocket version): one rules module for the family.
 
-Rules: ``docs/RULES.md`` and the source texts
+Rules: ``docs/pages/rules.md`` and the source texts
 ``miss_milligan_and_giant__book.txt`` and ``miss_milligan__pocket_version.txt``.
 Two packs (104 cards). Eight cards are dealt face up in a row: the eight
 columns. Eight foundations are built up in suit from Ace to King. Columns

@@ -1,6 +1,6 @@
 """Puss in the Corner: pure rules.
 
-Rules: ``docs/RULES.md`` (Puss in the Corner) and
+Rules: ``docs/pages/rules.md`` (Puss in the Corner) and
 ``puss_in_the_corner__book.txt``. The four Aces are the foundations, built up
 by colour to the King; the other 48 cards are dealt one at a time onto a
 foundation (compulsory where one fits, by default) or onto one of four corner

@@ -4,7 +4,7 @@ Once the stock is out nothing is hidden: every card is face up in the
 columns, on the foundations or in the reserve. A player can then try each
 legal move in their head and play the rest of the game out by the greedy's
 rules (:mod:`patience_gym.heuristics.milligan_greedy`), counting the cards that
-reach the foundations. ``benchmarks/milligan_endgame.py`` measured what this
+reach the foundations. The research notes (``docs/pages/research.md``) measured what this
 is worth (the pocket version, 100 deals: 59.17 to 76.91 cards).
 
 Playing each of those games to the end costs seconds per game, so the

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 BATCHED_GAMES: dict[str, str] = {
     "patience_gym/Golf-v0": "patience_gym.vector.golf:BatchedGolf",
     "patience_gym/GolfRound-v0": "patience_gym.vector.golf:BatchedGolfRound",
+    "patience_gym/PussInTheCorner-v0": "patience_gym.vector.puss:BatchedPuss",
+    "patience_gym/MissMilligan-v0": "patience_gym.vector.milligan:BatchedMissMilligan",
+    "patience_gym/Giant-v0": "patience_gym.vector.milligan:BatchedGiant",
+    "patience_gym/MissMilliganPocket-v0": "patience_gym.vector.milligan:BatchedMissMilliganPocket",
 }
 
 
