@@ -172,15 +172,9 @@ def _evaluate_block(task: tuple[str, dict[str, Any], str, str | None, str, list[
 
 def join_summaries(parts: Sequence[Any]) -> Any:
     """One :class:`agents.evaluate.Summary` from the summaries of consecutive blocks of deals, in order."""
-    from agents.evaluate import summarise
+    from agents.evaluate import join_summaries as join
 
-    return summarise(
-        parts[0].agent,
-        [x for part in parts for x in part.scores],
-        sum(round(part.win_rate * part.episodes) for part in parts),
-        round(sum(part.mean_moves * part.episodes for part in parts)),
-        sum(part.seconds for part in parts),
-    )
+    return join(parts)
 
 
 def evaluate_sharded(

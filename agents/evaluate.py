@@ -259,6 +259,11 @@ def _play_in_parallel(
     with ProcessPoolExecutor(len(blocks), mp_context=multiprocessing.get_context("spawn")) as pool:
         args = [(env_id, spec, name, game_name, b, env_kwargs, records) for b in blocks]
         parts = list(pool.map(_play_block, *zip(*args)))
+    return join_summaries(parts)
+
+
+def join_summaries(parts: Sequence[Summary]) -> Summary:
+    """One summary from the summaries of consecutive blocks of deals, in order."""
     return summarise(
         parts[0].agent,
         [x for part in parts for x in part.scores],
@@ -310,6 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--records", metavar="DIR", help="write each episode's game record here (<Env>-<agent>-seed<seed>.json)"
     )
+    parser.add_argument("--backend", choices=["serial", "ray"], default="serial", help="ray: deals sharded over Ray")
+    parser.add_argument("--address", help="Ray cluster address (auto, ray://head:10001); default: a local cluster")
+    parser.add_argument("--workers", type=int, help="CPUs of the local Ray cluster (default: all)")
     args = parser.parse_args(argv)
     try:
         env_kwargs, lower = _check_cli(args)
@@ -369,11 +377,13 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
         if spec.startswith("ppo:") and not Path(spec[4:]).is_file():
             raise ValueError(f"no PPO model at {spec[4:]} (agent {spec})")
     agent_labels(args.agents)
-    if args.address is not None and args.backend != "ray":
+    backend, address = getattr(args, "backend", "serial"), getattr(args, "address", None)
+    workers = getattr(args, "workers", None)
+    if address is not None and backend != "ray":
         raise ValueError("--address needs --backend ray")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
-    if args.records is not None and args.backend == "ray":
+    if workers is not None and workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    if getattr(args, "records", None) is not None and backend == "ray":
         raise ValueError("--records is not supported with --backend ray yet; record with the serial backend")
     if args.json_path and not Path(args.json_path).resolve().parent.is_dir():
         raise ValueError(f"--json: directory {Path(args.json_path).parent} does not exist; create it first")

@@ -6,7 +6,13 @@ config (network, n_envs, PPO hyperparameters) in one process
 call, so the env's share of the wall time is measured, the rest being the
 network (rollout inference and the PPO update) and SB3's bookkeeping.
 
-Usage: ``python -m benchmarks.train_speed [--steps 20000] [--config configs/golf.yaml ...]``
+With ``--vec batched`` the envs are the batched engine (:mod:`patience_gym.vector`) behind SB3's
+``VecEnv``, and ``--n-envs``, ``--n-steps`` and ``--batch-size`` override the config, so a large
+batch of games can be compared with the config's own settings in the same run; the env's share is
+then timed around the whole vector step.
+
+Usage: ``python -m benchmarks.train_speed [--steps 20000] [--config configs/golf.yaml ...]
+[--vec dummy|batched] [--n-envs N] [--n-steps N] [--batch-size N] [--label TEXT]``
 
 Writes ``benchmarks/results/train_speed.json`` and ``.md``; the rows of configs
 not measured this time are kept from the previous results.
@@ -56,26 +62,64 @@ class TimedEnv(gym.Wrapper):
         return mask  # type: ignore[no-any-return]
 
 
-def measure(config_path: Path, steps: int) -> dict[str, Any]:
+def _timed_vec_env(envs: Any) -> Any:
+    """``envs`` with every step, reset and mask call timed into ``TimedEnv.seconds``."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class TimedVecEnv(VecEnvWrapper):
+        def _timed(self, call: Any, *args: Any) -> Any:
+            start = time.perf_counter()
+            out = call(*args)
+            TimedEnv.seconds += time.perf_counter() - start
+            return out
+
+        def reset(self) -> Any:
+            return self._timed(self.venv.reset)
+
+        def step_wait(self) -> Any:
+            return self._timed(self.venv.step_wait)
+
+        def action_masks(self) -> np.ndarray:
+            return self._timed(self.venv.action_masks)  # type: ignore[attr-defined,no-any-return]
+
+    return TimedVecEnv(envs)
+
+
+def measure(
+    config_path: Path, steps: int, vec: str = "dummy", overrides: dict[str, int] | None = None
+) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
+    from agents.networks import complete_extractor_kwargs
+
     config = load_config(config_path)
-    envs = make_vec_env(
-        config.env_id,
-        n_envs=config.n_envs,
-        seed=0,
-        env_kwargs={"render_mode": None, **config.env_kwargs},
-        wrapper_class=TimedEnv,
-    )
+    given = {k: v for k, v in (overrides or {}).items() if v}
+    n_envs = given.pop("n_envs", config.n_envs)
+    ppo = {**resolve_ppo_kwargs(config.ppo, config.env_id), **given}
+    if vec == "batched":
+        from patience_gym.vector.sb3 import make_sb3_vec_env
+
+        envs = _timed_vec_env(make_sb3_vec_env(config.env_id, n_envs, seed=0, env_kwargs=dict(config.env_kwargs)))
+    else:
+        envs = make_vec_env(
+            config.env_id,
+            n_envs=n_envs,
+            seed=0,
+            env_kwargs={"render_mode": None, **config.env_kwargs},
+            wrapper_class=TimedEnv,
+        )
+    layout = gym.make(config.env_id, **config.env_kwargs).unwrapped.observer.layout  # type: ignore[attr-defined]
     model = MaskablePPO(
         resolve_policy(config.policy),
         envs,
-        policy_kwargs=resolve_policy_kwargs(config.policy_kwargs) or None,
+        policy_kwargs=complete_extractor_kwargs(resolve_policy_kwargs(config.policy_kwargs), layout) or None,
         device="cpu",
         seed=0,
-        **resolve_ppo_kwargs(config.ppo),
+        **ppo,
     )
+    if vec == "batched":  # compile (or load) the kernels before the clock starts
+        envs.reset()
     TimedEnv.seconds = 0.0
     start = time.perf_counter()
     model.learn(total_timesteps=steps)
@@ -87,6 +131,10 @@ def measure(config_path: Path, steps: int) -> dict[str, Any]:
         "seconds": total,
         "steps_per_s": model.num_timesteps / total,
         "env_share": TimedEnv.seconds / total,
+        "vec": vec,
+        "n_envs": n_envs,
+        "n_steps": ppo.get("n_steps"),
+        "batch_size": ppo.get("batch_size"),
     }
 
 
@@ -95,23 +143,30 @@ def to_markdown(rows: list[dict[str, Any]], machine: str) -> str:
     lines = [
         f"MaskablePPO training throughput, each env with its committed config, one process, on {machine}.",
         "",
-        "| env | config | steps/s | in the env | network + SB3 |",
-        "|---|---|---:|---:|---:|",
+        "| env | config | vec env | games x steps, batch | steps/s | in the env | network + SB3 |",
+        "|---|---|---|---|---:|---:|---:|",
     ]
     for r in rows:
+        shape = f"{r['n_envs']} x {r['n_steps']}, {r['batch_size']}" if "n_envs" in r else "config's"
         lines.append(
-            f"| {r['env'].split('/')[-1]} | `{r['config']}` | {r['steps_per_s']:,.0f} | "
-            f"{100 * r['env_share']:.0f}% | {100 * (1 - r['env_share']):.0f}% |"
+            f"| {r['env'].split('/')[-1]} | `{r['config']}` | {r.get('vec', 'dummy')} | {shape} | "
+            f"{r['steps_per_s']:,.0f} | {100 * r['env_share']:.0f}% | {100 * (1 - r['env_share']):.0f}% |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str]:
+    return row["config"], row.get("vec", "dummy")
 
 
 def merge(previous: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The previous results' rows, each replaced by this run's row of the same config, then new configs."""
     if not previous.is_file():
         return rows
-    fresh = {r["config"]: r for r in rows}
-    kept = [fresh.pop(r["config"], r) for r in json.loads(previous.read_text())["rows"]]
+    fresh = {_key(r): r for r in rows}
+    rows_before = json.loads(previous.read_text())["rows"]
+    old = [r for r in rows_before if not r["config"].startswith("configs/") or (ROOT / r["config"]).is_file()]
+    kept = [fresh.pop(_key(r), r) for r in old]
     return kept + list(fresh.values())
 
 
@@ -119,7 +174,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--config", nargs="*", type=Path, default=sorted((ROOT / "configs").glob("*.yaml")))
+    parser.add_argument("--vec", choices=["dummy", "batched"], default="dummy")
+    parser.add_argument("--n-envs", type=int, help="games stepped together (default: the config's)")
+    parser.add_argument("--n-steps", type=int, help="PPO rollout length per game (default: the config's)")
+    parser.add_argument("--batch-size", type=int, help="PPO minibatch (default: the config's)")
     args = parser.parse_args()
+    overrides = {"n_envs": args.n_envs, "n_steps": args.n_steps, "batch_size": args.batch_size}
     import torch
 
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, torch threads {torch.get_num_threads()}"
@@ -127,7 +187,7 @@ def main() -> None:
     print(f"{'env':38s} {'steps/s':>8s} {'in env':>7s} {'network+SB3':>12s}")
     rows = []
     for path in args.config:
-        row = measure(path.resolve(), args.steps)
+        row = measure(path.resolve(), args.steps, args.vec, overrides)
         rows.append(row)
         print(
             f"{row['env']:38s} {row['steps_per_s']:8.0f} {100 * row['env_share']:6.1f}% "

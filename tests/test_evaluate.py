@@ -228,3 +228,14 @@ def test_duplicate_labels_are_refused_by_evaluate_too(tmp_path):
         evaluate("patience_gym/Golf-v0", specs, episodes=1)
     with pytest.raises(ValueError, match="both be labelled 'greedy'"):
         evaluate("patience_gym/Golf-v0", ["greedy", "random", "greedy"], episodes=1)
+
+
+def test_cli_records_and_backend_flags(tmp_path, capsys):
+    records = tmp_path / "records"
+    args = ["--env", "patience_gym/Golf-v0", "--agents", "random", "--episodes", "2", "--records", str(records)]
+    assert main(args) == 0
+    assert len(list(records.glob("*.json"))) == 2
+    assert main([*args[:6], "--address", "auto"]) == 2
+    assert "--address needs --backend ray" in capsys.readouterr().err
+    assert main([*args, "--backend", "ray"]) == 2
+    assert "--records is not supported with --backend ray" in capsys.readouterr().err

@@ -65,11 +65,13 @@ class GolfEnv(PatienceEnv):
     ``queens_on_kings=False``: a Queen may go on a King.
     ``wrap_ranks=False``: Ace and King are adjacent (implies queens on kings).
     ``obs_encoding="ids"``, ``illegal_action="penalize"`` (or ``"raise"``),
-    ``render_mode=None`` (or ``"ansi"``, ``"human"``).
+    ``render_mode=None`` (or ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
 
     ## Version History
     * v0: initial release; the opt-in ``runs`` encoding was added later
       without changing any other behaviour.
+    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
+      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
     """
 
     game_name = "golf"
@@ -111,6 +113,8 @@ class GolfRoundEnv(PatienceEnv):
 
     ## Version History
     * v0: initial release.
+    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
+      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
     """
 
     game_name = "golf_round"

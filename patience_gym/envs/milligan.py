@@ -168,12 +168,14 @@ class MissMilliganEnv(PatienceEnv):
     column's (PySolFC, Morehead & Mott-Smith).
     ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
     ``"moves_endgame"``), ``illegal_action="penalize"``
-    (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``).
+    (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
 
     ## Version History
     * v0: initial release. (The ``moves``, ``moves_search`` and
       ``moves_endgame`` encodings were added later as new options; the rules
       and the other encodings are unchanged.)
+    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
+      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
     """
     )
 
@@ -201,12 +203,14 @@ class GiantEnv(PatienceEnv):
     stock is exhausted (Aisleriot).
     ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
     ``"moves_endgame"``), ``illegal_action="penalize"``
-    (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``).
+    (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
 
     ## Version History
     * v0: initial release. (The ``moves``, ``moves_search`` and
       ``moves_endgame`` encodings were added later as new options; the rules
       and the other encodings are unchanged.)
+    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
+      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
     """
     )
 
@@ -234,12 +238,14 @@ class MissMilliganPocketEnv(PatienceEnv):
     No rule options. ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
     ``"moves_endgame"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
-    ``"ansi"``, ``"human"``).
+    ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
 
     ## Version History
     * v0: initial release. (The ``moves``, ``moves_search`` and
       ``moves_endgame`` encodings were added later as new options; the rules
       and the other encodings are unchanged.)
+    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
+      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
     """
     )
 

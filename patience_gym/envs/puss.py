@@ -131,12 +131,14 @@ class PussInTheCornerEnv(PatienceEnv):
     hearts and building on it). ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``,
     ``"moves_replay"``, ``"moves_replay_all"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
-    ``"ansi"``, ``"human"``).
+    ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
 
     ## Version History
     * v0: initial release. (The ``moves``, ``moves_replay`` and
       ``moves_replay_all`` encodings were added later as new options; the
       rules and the other encodings are unchanged.)
+    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
+      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
     """
 
     game_name = "puss_in_the_corner"
