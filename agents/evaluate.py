@@ -28,6 +28,7 @@ from scipy import stats
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
 from agents.registry import make_agent
+from patience_gym.env import env_kwargs_from_json
 from patience_gym.records import RecordEpisodes
 
 #: The two-sided 95% quantile of the normal distribution (1.959963984540054).
@@ -353,12 +354,7 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     """Every check of the command line that can fail, before the games: the env kwargs and lower-is-better."""
     from agents.config import check_agent_spec
 
-    try:
-        env_kwargs = json.loads(args.env_kwargs)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"--env-kwargs is not valid JSON: {exc}") from None
-    if not isinstance(env_kwargs, dict):
-        raise ValueError(f"--env-kwargs must be a JSON object, got {args.env_kwargs!r}")
+    env_kwargs = env_kwargs_from_json(args.env_kwargs)
     if args.episodes < 1:
         raise ValueError(f"--episodes must be at least 1, got {args.episodes}")
     if args.seed < 0:

@@ -219,10 +219,13 @@ class GolfMoves(BaseFeaturesExtractor):
         self.extra = n - RUNS_SIZE
         rank = torch.zeros(52, 13)
         rank[torch.arange(52), torch.arange(52) % 13] = 1.0
-        self.register_buffer("card_rank", rank)
+        self.register_buffer("card_rank", rank)  # unused by forward; kept so that saved models load
         # The run values arrive as fractions (length/35, openness/52, height/5); one run card,
         # a few open cards and one link should each move the input by about a unit.
         self.register_buffer("run_scale", torch.tensor([35.0 / 2, 52.0 / 8, 5.0]))
+        self.register_buffer("column_of", torch.arange(1.0, 8.0), persistent=False)
+        self.register_buffer("row_of", torch.arange(5.0), persistent=False)
+        self.register_buffer("card_rank_index", torch.arange(52) % 13, persistent=False)
         column_in = 5 * 13 + 5 * 2 + 13 + 3
         global_in = 13 + 13 + 1 + self.extra
         self.glob = nn.Sequential(nn.Linear(global_in, hidden), nn.ReLU())
@@ -234,30 +237,47 @@ class GolfMoves(BaseFeaturesExtractor):
         self.deal = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        card_rank: torch.Tensor = self.card_rank  # type: ignore[assignment]
-        planes = obs[:, : 52 * PLANE_WIDTH].view(-1, 52, PLANE_WIDTH)
-        column, row = planes[:, :, :7], planes[:, :, 7:12]
-        exposed, waste_top, in_waste = planes[:, :, 12], planes[:, :, 13], planes[:, :, 14]
-        grid = torch.einsum("bkc,bkr,kq->bcrq", column, row, card_rank)  # (b, 7, 5, 13)
-        exposed_rank = torch.einsum("bkc,bk,kq->bcq", column, exposed, card_rank)  # (b, 7, 13)
-        run_scale: torch.Tensor = self.run_scale  # type: ignore[assignment]
-        runs = obs[:, 52 * PLANE_WIDTH + 1 : RUNS_SIZE].view(-1, 7, 3) * run_scale
-        on_links = column.sum(dim=2) @ card_rank
-        unseen = (4.0 - on_links - in_waste @ card_rank) / 4.0
-        # For every link card: the unseen cards one rank below and one above it (its chances to play later).
-        padded = torch.nn.functional.pad(unseen, (1, 1))
-        neighbours = torch.stack([padded[:, :-2], padded[:, 2:]], dim=2)  # (b, 13, 2)
-        chances = torch.einsum("bcrq,bqk->bcrk", grid, neighbours).flatten(2)  # (b, 7, 10)
-        stock = obs[:, 52 * PLANE_WIDTH : 52 * PLANE_WIDTH + 1]
-        g = self.glob(torch.cat([waste_top @ card_rank, unseen, stock, obs[:, RUNS_SIZE:]], dim=1))
-        tokens = self.column(
-            torch.cat([grid.flatten(2), chances, exposed_rank, runs, g.unsqueeze(1).expand(-1, 7, -1)], dim=2)
-        )
+        b = obs.shape[0]
+        planes = obs[:, : 52 * PLANE_WIDTH].view(b, 4, 13, PLANE_WIDTH)  # suit, rank, plane
+        column, row = planes[..., :7], planes[..., 7:12]
+        exposed, waste_top, in_waste = planes[..., 12], planes[..., 13], planes[..., 14]
+        with torch.no_grad():  # the observation's one-hots rearranged: nothing to learn here
+            grid = self._grid(column.reshape(b, 52, 7), row.reshape(b, 52, 5))  # (b, 7 * 5, 13)
+            exposed_rank = (column * exposed.unsqueeze(-1)).sum(dim=1).transpose(1, 2)  # (b, 7, 13)
+            unseen = (4.0 - column.sum(dim=-1).sum(dim=1) - in_waste.sum(dim=1)) / 4.0  # (b, 13)
+            # For every link card: the unseen cards one rank below and one above it (its chances to play later).
+            padded = nn.functional.pad(unseen, (1, 1))
+            neighbours = torch.stack([padded[:, :-2], padded[:, 2:]], dim=2)  # (b, 13, 2)
+            chances = torch.bmm(grid, neighbours).view(b, 7, 10)
+            run_scale: torch.Tensor = self.run_scale  # type: ignore[assignment]
+            runs = obs[:, 52 * PLANE_WIDTH + 1 : RUNS_SIZE].view(b, 7, 3) * run_scale
+            stock = obs[:, 52 * PLANE_WIDTH : 52 * PLANE_WIDTH + 1]
+            column_in = torch.cat([grid.view(b, 7, 65), chances, exposed_rank, runs], dim=2)
+        g = self.glob(torch.cat([waste_top.sum(dim=1), unseen, stock, obs[:, RUNS_SIZE:]], dim=1))
+        # The column net's first layer reads [column token, g]: g's share is computed once, not per column.
+        first = self.column[0]
+        assert isinstance(first, nn.Linear)
+        split = column_in.shape[2]
+        tokens = nn.functional.linear(column_in, first.weight[:, :split])
+        tokens = tokens + nn.functional.linear(g, first.weight[:, split:], first.bias).unsqueeze(1)
+        tokens = self.column[1:](tokens)
         pooled = tokens.mean(dim=1, keepdim=True).expand(-1, 7, -1)
         tokens = self.mix(torch.cat([tokens, pooled], dim=2))
         state = torch.cat([tokens.mean(dim=1), g], dim=1)
         logits = torch.cat([self.play(tokens).squeeze(-1), self.deal(state)], dim=1)
         return torch.cat([logits, state], dim=1)
+
+    def _grid(self, column: torch.Tensor, row: torch.Tensor) -> torch.Tensor:
+        """One-hot rank of the card at each (column, row) link slot, (b, 35, 13), from the cards' places."""
+        b = column.shape[0]
+        column_of: torch.Tensor = self.column_of  # type: ignore[assignment]
+        row_of: torch.Tensor = self.row_of  # type: ignore[assignment]
+        card_rank_index: torch.Tensor = self.card_rank_index  # type: ignore[assignment]
+        col, r = column @ column_of, row @ row_of  # column 1..7 (0: not on the links), row 0..4
+        spare = 35 * 13  # cards not on the links land in one extra cell, dropped below
+        cell = torch.where(col > 0, ((col - 1) * 5 + r).long() * 13 + card_rank_index, spare)
+        grid = torch.zeros(b, spare + 1, dtype=column.dtype, device=column.device).scatter_(1, cell, 1.0)
+        return grid[:, :spare].view(b, 35, 13)
 
 
 def _state_net(global_size: int, hidden: int) -> nn.Module:

@@ -14,7 +14,6 @@ also saves the game record of the filmed game. MP4 needs ``imageio-ffmpeg``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
+from patience_gym.env import env_kwargs_from_json
 from patience_gym.records import GameRecord, RecordEpisodes, RecordError, load_record, make_env, replay, save_record
 from patience_gym.render.image import render_rgb, save_animation
 
@@ -112,12 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.env:
             parser.error("give --env (with --agent and --seed) or --record")
         try:
-            env_kwargs = json.loads(args.env_kwargs)
-        except json.JSONDecodeError as exc:
-            parser.error(f"--env-kwargs is not valid JSON: {exc}")
-        if not isinstance(env_kwargs, dict):
-            parser.error("--env-kwargs must be a JSON object")
-        try:
+            env_kwargs = env_kwargs_from_json(args.env_kwargs)
             agent, env_kwargs = _make_agent(args.agent, args.env, env_kwargs, args.seed)
             env = gym.make(args.env, **env_kwargs)
         except (ValueError, TypeError, FileNotFoundError, gym.error.Error) as exc:

@@ -110,22 +110,22 @@ BATCHED_TARGETS = {
 def pick_batched(masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row of ``masks`` (0 where none is legal), as ``_pick`` per row.
 
-    Compiled, like the engine it drives: the agent's cost should not hide the env's.
+    Compiled, like the engine it drives: the agent's cost should not hide the env's. The count is one
+    vectorisable pass over the row; the pick stops at the chosen legal action.
     """
     n, width = masks.shape
     out = np.zeros(n, dtype=np.int64)
-    for i in range(n):  # branch-free: masks are random data
+    for i in range(n):
         count = 0
         for a in range(width):
             count += masks[i, a] != 0
         k = int(uniforms[i] * count)
-        seen = 0
-        choice = 0
         for a in range(width):
-            legal = masks[i, a] != 0
-            choice = a if legal and seen == k else choice
-            seen += legal
-        out[i] = choice
+            if masks[i, a] != 0:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
     return out
 
 

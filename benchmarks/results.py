@@ -38,7 +38,7 @@ class Recipe:
     """One env's rows in the README table: its canonical config's run and its best committed model."""
 
     env_id: str
-    config: str  #: the canonical config (PPO on the plain observation)
+    config: str  #: the canonical config (Golf's: the main job on ``runs``; the others': the plain observation)
     plain_run: str  #: benchmarks/runs/<name> that config wrote
     best_run: str  #: benchmarks/runs/<name> behind the best PPO row
     best_model: str  #: the committed model of that run (models/<name>.zip)
@@ -145,7 +145,7 @@ def _solver_line(env: str, env_id: str, planners: dict[str, Any], golf_solver: d
 
 
 def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
-    """The README table: per env random, greedy, planner, perfect-knowledge bound, PPO plain, best PPO."""
+    """The README table: per env random, greedy, planner, perfect-knowledge bound, canonical PPO, best PPO."""
     baselines = load_json(results / "baselines.json")
     planners = load_json(results / "planners.json")
     golf_solver = load_json(results / "golf_solver.json")
@@ -172,7 +172,7 @@ def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
         encoding = plain["env_kwargs"].get("obs_encoding", "ids")
         command = f"`python train.py --config configs/{recipe.config}.yaml`"
         won = format_share(ppo["win_rate"], ppo["win_ci95"])
-        lines.append(_line(env, f"PPO, plain observation (`{encoding}`)", _cell(ppo), won, deals, command))
+        lines.append(_line(env, f"PPO, canonical config (`{encoding}`)", _cell(ppo), won, deals, command))
         best = load_json(runs / recipe.best_run / "results.json")
         ppo = _ppo(best)
         deals = f"{best['episodes']:,} (seeds {best['seed']}..{best['seed'] + best['episodes'] - 1})"

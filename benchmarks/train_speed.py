@@ -1,18 +1,21 @@
 """Training throughput: env steps per second during MaskablePPO, and the env's share of the time.
 
 Each env of ``configs/*.yaml`` is trained for ``--steps`` steps with its own
-config (network, n_envs, PPO hyperparameters) in one process
-(``DummyVecEnv``); a wrapper times every ``step``/``reset``/``action_masks``
-call, so the env's share of the wall time is measured, the rest being the
-network (rollout inference and the PPO update) and SB3's bookkeeping.
+config (network, n_envs, PPO hyperparameters, vector env) in one process; the
+env's time is measured around every ``step``/``reset``/``action_masks`` call (with
+``vec: dummy``, per env; with the batched engine, :mod:`patience_gym.vector`,
+around the whole vector step), the rest being the network (rollout inference and
+the PPO update) and SB3's bookkeeping.
 
-With ``--vec batched`` the envs are the batched engine (:mod:`patience_gym.vector`) behind SB3's
-``VecEnv``, and ``--n-envs``, ``--n-steps`` and ``--batch-size`` override the config, so a large
-batch of games can be compared with the config's own settings in the same run; the env's share is
-then timed around the whole vector step.
+``--vec`` overrides the configs' vector env, and ``--n-envs``, ``--n-steps`` and
+``--batch-size`` their shapes. ``--baseline REV`` also measures, in the same run,
+each config as it was at git revision ``REV`` on the single-env stack
+(``DummyVecEnv``, what training ran on before the batched engine), and gives
+the ratio: the machine is shared and noisy, so only ratios taken in one run are
+reported.
 
 Usage: ``python -m benchmarks.train_speed [--steps 20000] [--config configs/golf.yaml ...]
-[--vec dummy|batched] [--n-envs N] [--n-steps N] [--batch-size N] [--label TEXT]``
+[--vec dummy|batched] [--n-envs N] [--n-steps N] [--batch-size N] [--baseline REV]``
 
 Writes ``benchmarks/results/train_speed.json`` and ``.md``; the rows of configs
 not measured this time are kept from the previous results.
@@ -24,6 +27,8 @@ import argparse
 import json
 import os
 import platform
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -86,14 +91,22 @@ def _timed_vec_env(envs: Any) -> Any:
 
 
 def measure(
-    config_path: Path, steps: int, vec: str = "dummy", overrides: dict[str, int] | None = None
+    config_path: Path,
+    steps: int,
+    vec: str | None = None,
+    overrides: dict[str, int] | None = None,
+    label: str | None = None,
 ) -> dict[str, Any]:
+    """Train ``steps`` steps with the config at ``config_path`` (``vec``: None for the config's own)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
     from agents.networks import complete_extractor_kwargs
 
     config = load_config(config_path)
+    vec = vec or config.vec
+    if vec == "subproc":
+        vec = "dummy"  # one process: the env's time is measured in it
     given = {k: v for k, v in (overrides or {}).items() if v}
     n_envs = given.pop("n_envs", config.n_envs)
     ppo = {**resolve_ppo_kwargs(config.ppo, config.env_id), **given}
@@ -118,15 +131,17 @@ def measure(
         seed=0,
         **ppo,
     )
-    if vec == "batched":  # compile (or load) the kernels before the clock starts
+    if vec == "batched":  # compile (or load) the reset and step kernels before the clock starts
         envs.reset()
+        envs.step(np.stack(envs.env_method("action_masks")).argmax(axis=1))
     TimedEnv.seconds = 0.0
     start = time.perf_counter()
     model.learn(total_timesteps=steps)
     total = time.perf_counter() - start
     return {
         "env": config.env_id,
-        "config": str(config_path.relative_to(ROOT)) if config_path.is_relative_to(ROOT) else str(config_path),
+        "config": label
+        or (str(config_path.relative_to(ROOT)) if config_path.is_relative_to(ROOT) else str(config_path)),
         "steps": model.num_timesteps,
         "seconds": total,
         "steps_per_s": model.num_timesteps / total,
@@ -135,7 +150,25 @@ def measure(
         "n_envs": n_envs,
         "n_steps": ppo.get("n_steps"),
         "batch_size": ppo.get("batch_size"),
+        "network": config.policy_kwargs.get("features_extractor_class", config.policy_kwargs.get("net_arch")),
     }
+
+
+def _relative(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def config_at(revision: str, path: Path, folder: Path) -> Path | None:
+    """The config at ``path`` as it was at git ``revision``, written into ``folder``; None if it did not exist."""
+    relative = path.resolve().relative_to(ROOT)
+    shown = subprocess.run(
+        ["git", "show", f"{revision}:{relative.as_posix()}"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if shown.returncode != 0:
+        return None
+    out = folder / relative.name
+    out.write_text(shown.stdout)
+    return out
 
 
 def to_markdown(rows: list[dict[str, Any]], machine: str) -> str:
@@ -143,14 +176,17 @@ def to_markdown(rows: list[dict[str, Any]], machine: str) -> str:
     lines = [
         f"MaskablePPO training throughput, each env with its committed config, one process, on {machine}.",
         "",
-        "| env | config | vec env | games x steps, batch | steps/s | in the env | network + SB3 |",
-        "|---|---|---|---|---:|---:|---:|",
+        "| env | config | network | vec env | games x steps, batch | steps/s | in the env | network + SB3 "
+        "| x baseline (same run) |",
+        "|---|---|---|---|---|---:|---:|---:|---:|",
     ]
     for r in rows:
         shape = f"{r['n_envs']} x {r['n_steps']}, {r['batch_size']}" if "n_envs" in r else "config's"
+        network = str(r.get("network") or "").split(".")[-1] or "—"
+        ratio = f"{r['speedup']:.1f}x `{r['baseline']}`" if "speedup" in r else ""
         lines.append(
-            f"| {r['env'].split('/')[-1]} | `{r['config']}` | {r.get('vec', 'dummy')} | {shape} | "
-            f"{r['steps_per_s']:,.0f} | {100 * r['env_share']:.0f}% | {100 * (1 - r['env_share']):.0f}% |"
+            f"| {r['env'].split('/')[-1]} | `{r['config']}` | {network} | {r.get('vec', 'dummy')} | {shape} | "
+            f"{r['steps_per_s']:,.0f} | {100 * r['env_share']:.0f}% | {100 * (1 - r['env_share']):.0f}% | {ratio} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -164,8 +200,10 @@ def merge(previous: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if not previous.is_file():
         return rows
     fresh = {_key(r): r for r in rows}
+    measured = {r["config"] for r in rows}
     rows_before = json.loads(previous.read_text())["rows"]
     old = [r for r in rows_before if not r["config"].startswith("configs/") or (ROOT / r["config"]).is_file()]
+    old = [r for r in old if _key(r) in fresh or r["config"] not in measured]  # a config's other vec: stale
     kept = [fresh.pop(_key(r), r) for r in old]
     return kept + list(fresh.values())
 
@@ -174,10 +212,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--config", nargs="*", type=Path, default=sorted((ROOT / "configs").glob("*.yaml")))
-    parser.add_argument("--vec", choices=["dummy", "batched"], default="dummy")
+    parser.add_argument("--vec", choices=["dummy", "batched"], help="vector env (default: the config's)")
     parser.add_argument("--n-envs", type=int, help="games stepped together (default: the config's)")
     parser.add_argument("--n-steps", type=int, help="PPO rollout length per game (default: the config's)")
     parser.add_argument("--batch-size", type=int, help="PPO minibatch (default: the config's)")
+    parser.add_argument("--baseline", metavar="REV", help="also measure each config as at git REV, single envs")
     args = parser.parse_args()
     overrides = {"n_envs": args.n_envs, "n_steps": args.n_steps, "batch_size": args.batch_size}
     import torch
@@ -186,13 +225,20 @@ def main() -> None:
     print(f"machine: {machine}")
     print(f"{'env':38s} {'steps/s':>8s} {'in env':>7s} {'network+SB3':>12s}")
     rows = []
-    for path in args.config:
-        row = measure(path.resolve(), args.steps, args.vec, overrides)
-        rows.append(row)
-        print(
-            f"{row['env']:38s} {row['steps_per_s']:8.0f} {100 * row['env_share']:6.1f}% "
-            f"{100 * (1 - row['env_share']):11.1f}%"
-        )
+    with tempfile.TemporaryDirectory() as folder:
+        for path in args.config:
+            measured = [measure(path.resolve(), args.steps, args.vec, overrides)]
+            before = config_at(args.baseline, path, Path(folder)) if args.baseline else None
+            if before is not None:
+                label = f"{measured[0]['config']}@{args.baseline}"
+                measured.append(measure(before, args.steps, "dummy", label=label))
+                measured[0].update(speedup=measured[0]["steps_per_s"] / measured[1]["steps_per_s"], baseline=label)
+            for row in measured:
+                print(
+                    f"{row['env']:38s} {row['steps_per_s']:8.0f} {100 * row['env_share']:6.1f}% "
+                    f"{100 * (1 - row['env_share']):11.1f}%"
+                )
+            rows += measured
     rows = merge(RESULTS / "train_speed.json", rows)
     write_results("train_speed", {"machine": machine, "rows": rows}, to_markdown(rows, machine))
 

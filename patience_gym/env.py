@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -16,6 +17,17 @@ from patience_gym.render import render_text
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
 ILLEGAL_ACTION_REWARD = -1.0
 RESET_OPTIONS = ("deal", "state", "board")
+
+
+def env_kwargs_from_json(text: str, flag: str = "--env-kwargs") -> dict[str, Any]:
+    """The env kwargs a command line gives as a JSON object; ValueError naming ``flag`` otherwise."""
+    try:
+        kwargs = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{flag} is not valid JSON: {exc}") from None
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"{flag} must be a JSON object, got {text!r}")
+    return kwargs
 
 
 class PatienceEnv(gym.Env[np.ndarray, np.int64]):

@@ -17,7 +17,6 @@ replays with ``patience_gym.records`` or films with ``python -m agents.watch --r
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym
+from patience_gym.env import env_kwargs_from_json
 from patience_gym.records import GameRecord, save_record
 
 HELP = (
@@ -208,11 +208,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     if args.env not in patience_gym.ENVS:
         parser.error(f"unknown env {args.env!r}; choose one of {', '.join(patience_gym.ENVS)}")
     try:
-        env_kwargs = json.loads(args.env_kwargs)
-    except json.JSONDecodeError as exc:
-        parser.error(f"--env-kwargs is not valid JSON: {exc}")
-    if not isinstance(env_kwargs, dict):
-        parser.error("--env-kwargs must be a JSON object")
+        env_kwargs = env_kwargs_from_json(args.env_kwargs)
+    except ValueError as exc:
+        parser.error(str(exc))
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)  # type: ignore[operator]
     try:
         session = Session(args.env, env_kwargs, seed, args.hint_agent)

@@ -137,6 +137,21 @@ def test_train_speed_merge_replaces_remeasured_configs_and_keeps_the_rest(tmp_pa
     new = [{"config": "b.yaml", "steps_per_s": 3.0}, {"config": "c.yaml", "steps_per_s": 4.0}]
     assert [r["steps_per_s"] for r in merge(path, new)] == [1.0, 3.0, 4.0]
     assert merge(tmp_path / "none.json", new) == new
+    # A config measured again on another vector env: its old row (another setup) is dropped, not kept beside it.
+    old = [{"config": "a.yaml", "vec": "dummy", "steps_per_s": 1.0}, {"config": "b.yaml", "steps_per_s": 2.0}]
+    path.write_text(json.dumps({"machine": "m", "rows": old}))
+    new = [{"config": "a.yaml", "vec": "batched", "steps_per_s": 5.0}]
+    assert [(r["config"], r["steps_per_s"]) for r in merge(path, new)] == [("b.yaml", 2.0), ("a.yaml", 5.0)]
+
+
+def test_train_speed_baseline_reads_a_config_from_git_history(tmp_path):
+    from benchmarks.train_speed import ROOT, config_at, load_config
+
+    before = config_at("8aa2e59", ROOT / "configs" / "golf.yaml", tmp_path)
+    if before is None:
+        pytest.skip("a shallow clone without the revision")
+    assert load_config(before).env_kwargs == {"obs_encoding": "planes"}  # the main job before issue 26
+    assert config_at("8aa2e59", ROOT / "configs" / "no_such.yaml", tmp_path) is None
 
 
 def test_fresh_deals_table_and_verdict(tmp_path):

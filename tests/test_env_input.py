@@ -8,6 +8,7 @@ import pytest
 
 from patience_gym import ENVS
 from patience_gym.core import IllegalActionError
+from patience_gym.env import env_kwargs_from_json
 from patience_gym.envs.golf import GolfEnv
 from patience_gym.features import encodings, make_observer
 
@@ -142,3 +143,17 @@ def test_puss_state_pass_must_be_an_integer():
     data = env.unwrapped.state_dict()
     with pytest.raises(ValueError, match="'pass' must be 1 or 2"):
         env.unwrapped.game.from_dict({**data, "pass": 1.0})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{waive: 1}", "--env-kwargs is not valid JSON"),
+        ("[1]", r"--env-kwargs must be a JSON object, got '\[1\]'"),
+        ('"planes"', "--env-kwargs must be a JSON object"),
+    ],
+)
+def test_command_line_env_kwargs_must_be_a_json_object(text, message):
+    with pytest.raises(ValueError, match=message):
+        env_kwargs_from_json(text)
+    assert env_kwargs_from_json('{"obs_encoding": "ids"}') == {"obs_encoding": "ids"}

@@ -126,6 +126,52 @@ def test_golf_moves_scores_each_column_with_shared_weights(env_id):
     torch.testing.assert_close(out[0, 8:], out[1, 8:])
 
 
+def _golf_moves_by_einsum(net: GolfMoves, obs: torch.Tensor) -> torch.Tensor:
+    """GolfMoves' forward written out plainly (the formulation before it was made fast): the reference."""
+    from patience_gym.features.golf import RUNS_SIZE
+    from patience_gym.games.golf import PLANE_WIDTH
+
+    card_rank = torch.zeros(52, 13)
+    card_rank[torch.arange(52), torch.arange(52) % 13] = 1.0
+    planes = obs[:, : 52 * PLANE_WIDTH].view(-1, 52, PLANE_WIDTH)
+    column, row = planes[:, :, :7], planes[:, :, 7:12]
+    exposed, waste_top, in_waste = planes[:, :, 12], planes[:, :, 13], planes[:, :, 14]
+    grid = torch.einsum("bkc,bkr,kq->bcrq", column, row, card_rank)
+    exposed_rank = torch.einsum("bkc,bk,kq->bcq", column, exposed, card_rank)
+    runs = obs[:, 52 * PLANE_WIDTH + 1 : RUNS_SIZE].view(-1, 7, 3) * net.run_scale
+    unseen = (4.0 - column.sum(dim=2) @ card_rank - in_waste @ card_rank) / 4.0
+    padded = torch.nn.functional.pad(unseen, (1, 1))
+    neighbours = torch.stack([padded[:, :-2], padded[:, 2:]], dim=2)
+    chances = torch.einsum("bcrq,bqk->bcrk", grid, neighbours).flatten(2)
+    stock = obs[:, 52 * PLANE_WIDTH : 52 * PLANE_WIDTH + 1]
+    g = net.glob(torch.cat([waste_top @ card_rank, unseen, stock, obs[:, RUNS_SIZE:]], dim=1))
+    tokens = net.column(
+        torch.cat([grid.flatten(2), chances, exposed_rank, runs, g.unsqueeze(1).expand(-1, 7, -1)], dim=2)
+    )
+    pooled = tokens.mean(dim=1, keepdim=True).expand(-1, 7, -1)
+    tokens = net.mix(torch.cat([tokens, pooled], dim=2))
+    state = torch.cat([tokens.mean(dim=1), g], dim=1)
+    logits = torch.cat([net.play(tokens).squeeze(-1), net.deal(state)], dim=1)
+    return torch.cat([logits, state], dim=1)
+
+
+@pytest.mark.parametrize("env_id", ["patience_gym/Golf-v0", "patience_gym/GolfRound-v0"])
+def test_golf_moves_matches_its_plain_formulation_on_played_positions(env_id):
+    env = gym.make(env_id, obs_encoding="runs")
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=11)
+    rows = []
+    while len(rows) < 300:  # random play: early, middle and late positions, holes and resets
+        rows.append(obs)
+        obs, _, terminated, truncated, _ = env.step(rng.choice(np.flatnonzero(env.unwrapped.action_masks())))
+        if terminated or truncated:
+            obs, _ = env.reset()
+    batch = torch.as_tensor(np.stack(rows), dtype=torch.float32)
+    torch.manual_seed(1)
+    net = GolfMoves(env.observation_space, hidden=16)
+    torch.testing.assert_close(net(batch), _golf_moves_by_einsum(net, batch))
+
+
 def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings():
     net = GolfMoves(gym.make("patience_gym/GolfRound-v0", obs_encoding="runs").observation_space, hidden=16)
     obs = torch.as_tensor(_golf_runs_obs("patience_gym/GolfRound-v0", seed=3)[None], dtype=torch.float32)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -290,8 +291,8 @@ def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_
 
     import patience_gym
 
-    config = load_config(Path("configs/golf.yaml"))  # planes
-    runs = load_config(Path("configs/golf_moves_decay2.yaml"))  # obs_encoding: runs
+    runs = load_config(Path("configs/golf.yaml"))  # obs_encoding: runs
+    config = dataclasses.replace(runs, env_kwargs={"obs_encoding": "planes"})
     fake = FakeVector()
     monkeypatch.setitem(sys.modules, "patience_gym.vector", fake)
     monkeypatch.setattr(patience_gym, "vector", fake, raising=False)
