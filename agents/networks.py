@@ -238,11 +238,12 @@ class GolfMoves(BaseFeaturesExtractor):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         b = obs.shape[0]
-        planes = obs[:, : 52 * PLANE_WIDTH].view(b, 4, 13, PLANE_WIDTH)  # suit, rank, plane
-        column, row = planes[..., :7], planes[..., 7:12]
+        cards = obs[:, : 52 * PLANE_WIDTH].view(b, 52, PLANE_WIDTH)
+        planes = cards.view(b, 4, 13, PLANE_WIDTH)  # suit, rank, plane
+        column = planes[..., :7]
         exposed, waste_top, in_waste = planes[..., 12], planes[..., 13], planes[..., 14]
         with torch.no_grad():  # the observation's one-hots rearranged: nothing to learn here
-            grid = self._grid(column.reshape(b, 52, 7), row.reshape(b, 52, 5))  # (b, 7 * 5, 13)
+            grid = self._grid(cards[:, :, :7], cards[:, :, 7:12])  # (b, 7 * 5, 13)
             exposed_rank = (column * exposed.unsqueeze(-1)).sum(dim=1).transpose(1, 2)  # (b, 7, 13)
             unseen = (4.0 - column.sum(dim=-1).sum(dim=1) - in_waste.sum(dim=1)) / 4.0  # (b, 13)
             # For every link card: the unseen cards one rank below and one above it (its chances to play later).

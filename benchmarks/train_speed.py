@@ -140,8 +140,7 @@ def measure(
     total = time.perf_counter() - start
     return {
         "env": config.env_id,
-        "config": label
-        or (str(config_path.relative_to(ROOT)) if config_path.is_relative_to(ROOT) else str(config_path)),
+        "config": label or _relative(config_path),
         "steps": model.num_timesteps,
         "seconds": total,
         "steps_per_s": model.num_timesteps / total,
