@@ -376,11 +376,17 @@ def test_batched_benchmark_row_and_its_picker() -> None:
     from benchmarks.env_speed import _pick, batched_rows, pick_batched, to_markdown
 
     rng = np.random.default_rng(0)
-    masks = (rng.random((500, 8)) < 0.4).astype(np.int8)
-    uniforms = rng.random(500)
-    picked = pick_batched(masks, uniforms)
-    for mask, u, action in zip(masks, uniforms, picked):
-        assert action == (_pick(mask, u) if mask.any() else 0)
+    for width, density in ((8, 0.4), (53, 0.05), (1010, 0.01), (1013, 0.5)):  # widths not all multiples of 8
+        masks = (rng.random((500, width)) < density).astype(np.int8)
+        masks[0] = 0
+        masks[1, :] = 0
+        masks[1, -1] = 1  # the last action alone
+        uniforms = rng.random(500)
+        uniforms[2] = np.nextafter(1.0, 0.0)
+        for dtype in (np.int8, np.bool_):
+            picked = pick_batched(masks.astype(dtype), uniforms)
+            for mask, u, action in zip(masks, uniforms, picked):
+                assert action == (_pick(mask, u) if mask.any() else 0)
     single = {"env": GOLF, "steps_per_s": 1000.0}
     ranks = {"env": GOLF, "obs_encoding": "ranks", "steps_per_s": 1.0}  # no batched engine for this encoding
     rows = batched_rows([single, ranks], 64, seconds=0.05)
@@ -388,5 +394,7 @@ def test_batched_benchmark_row_and_its_picker() -> None:
     row = rows[0]
     assert row["batched"] == 64 and row["steps"] > 0 and row["episodes"] > 0 and row["compile_s"] > 0
     assert row["ratio_to_single"] == pytest.approx(row["steps_per_s"] / 1000.0)
+    assert row["cold_compile_s"] > 0  # timed in a fresh process on an empty numba cache
     row["ratio_to_openspiel"] = 1.0
-    assert "Golf-v0, batched N=64" in to_markdown([row], None, "test")
+    assert "Golf-v0, batched N=64 (compile " in to_markdown([row], None, "test")
+    assert " s cold, " in to_markdown([row], None, "test")

@@ -11,8 +11,6 @@ prints masked-random steps/s at N = 1,024 against the single env in the same run
 
 from __future__ import annotations
 
-import os
-import time
 from typing import Any
 
 import gymnasium as gym
@@ -27,7 +25,7 @@ from patience_gym.vector.milligan import (
     BatchedMissMilligan,
     BatchedMissMilliganPocket,
 )
-from patience_gym.vector.milligan_kernels import observe_ids, sample_masked
+from patience_gym.vector.milligan_kernels import observe_ids
 
 NUM_ACTIONS = 1010
 CASES = [
@@ -184,70 +182,3 @@ def test_make_vec_uses_the_kernels_with_autoreset_and_truncation() -> None:
         assert np.array_equal(r_b, r_s) and np.array_equal(te_b, te_s) and np.array_equal(tr_b, tr_s)
         truncated_seen += int(tr_b.sum())
     assert truncated_seen > 0
-
-
-def test_sample_masked_picks_only_legal_actions() -> None:
-    rng = np.random.default_rng(0)
-    masks = rng.random((64, NUM_ACTIONS)) < 0.02
-    masks[0] = False
-    masks[1] = False
-    masks[1, NUM_ACTIONS - 1] = True
-    out = np.empty(64, dtype=np.int64)
-    uniforms = rng.random(64)
-    sample_masked(masks, uniforms, out)
-    assert out[0] == -1 and out[1] == NUM_ACTIONS - 1
-    for i in range(2, 64):
-        legal = np.flatnonzero(masks[i])
-        assert out[i] == legal[int(uniforms[i] * len(legal))]
-
-
-def _single_speed(env_id: str, encoding: str, seconds: float) -> float:
-    """Masked-random steps per CPU second of one gym.make env (mask read, observation made each step)."""
-    env = gym.make(env_id, obs_encoding=encoding)
-    uniforms = np.random.default_rng(0).random(1 << 16)
-    _, info = env.reset(seed=0)
-    steps = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        for _ in range(256):
-            legal = np.flatnonzero(info["action_mask"])
-            _, _, term, trunc, info = env.step(int(legal[int(uniforms[steps & 0xFFFF] * len(legal))]))
-            steps += 1
-            if term or trunc:
-                _, info = env.reset()
-    return steps / (time.process_time() - start)
-
-
-def _batched_speed(cls: type[BatchedMilligan], encoding: str, n: int, seconds: float) -> float:
-    """The same per step for ``n`` batched games (compile time excluded), per CPU second."""
-    game = cls(n, obs_encoding=encoding)
-    game.seed(list(range(n)))
-    game.reset(np.ones(n, dtype=bool))
-    uniforms = np.random.default_rng(0).random((64, n))
-    actions = np.empty(n, dtype=np.int64)
-    steps = calls = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        for _ in range(16):
-            sample_masked(game.masks(), uniforms[calls & 63], actions)
-            _, terminated, _ = game.step(actions)
-            game.observe()
-            steps += n
-            calls += 1
-            if terminated.any():
-                game.reset(terminated)
-    return steps / (time.process_time() - start)
-
-
-@pytest.mark.skipif(not os.environ.get("MILLIGAN_SPEED"), reason="a measurement: set MILLIGAN_SPEED=1 to run it")
-def test_speed_report() -> None:
-    seconds = float(os.environ.get("MILLIGAN_SPEED_SECONDS", "3"))
-    for cls in (BatchedMissMilligan, BatchedGiant, BatchedMissMilliganPocket):
-        for encoding in cls.encodings:
-            _batched_speed(cls, encoding, 8, 0.01)  # compile (or load the cache) before timing
-            single = _single_speed(cls.env_id, encoding, seconds)
-            batched = _batched_speed(cls, encoding, 1024, seconds)
-            print(
-                f"{cls.env_id} {encoding}: single {single:,.0f} steps/s, batched N=1024 {batched:,.0f} steps/s, "
-                f"{batched / single:.1f}x"
-            )

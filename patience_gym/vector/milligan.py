@@ -54,24 +54,34 @@ class BatchedMilligan(BatchedGame):
         self._acts = np.zeros((n, NUM_ACTIONS), dtype=np.int16)
         #: The kernels' common arguments: the state, the masks, the fingerprint keys, the variant.
         self._args: tuple[Any, ...] = (*self._state(), self._masks, self._acts, *self._tables, *self._params)
+        self._no_op = np.full(n, -1, dtype=np.int64)  # the action a game being reset is given
+        self._none = np.zeros(n, dtype=bool)
+        self._deck = np.empty(K.TOTAL_CARDS, dtype=np.int64)  # the kernel's scratch space for a deal
 
     def reset(self, which: np.ndarray) -> None:
         which = np.asarray(which)
         if which.shape != (self.num_envs,) or which.dtype != np.bool_:
             raise ValueError(f"reset needs a bool array of shape ({self.num_envs},), got {which.dtype} {which.shape}")
-        K.reset_kernel(self.rng_states, which, *self._args)
+        self._advance(self._no_op, which)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.step_reset(actions, self._none)
+
+    def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Reset the games in ``resetting`` and step the others, in one kernel call."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
             raise ValueError(
                 f"step needs integer actions of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
             )
+        return self._advance(actions.astype(np.int64, copy=False), resetting)
+
+    def _advance(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = self.num_envs
         reward = np.empty(n, dtype=np.float64)
         terminated = np.empty(n, dtype=bool)
         illegal = np.empty(n, dtype=bool)
-        K.step_kernel(actions.astype(np.int64, copy=False), reward, terminated, illegal, *self._args)
+        K.step_kernel(actions, resetting, self.rng_states, self._deck, reward, terminated, illegal, *self._args)
         return reward, terminated, illegal
 
     def masks(self) -> np.ndarray:

@@ -91,11 +91,17 @@ def _fits(upper: int, lower: int) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _moved_delta(src, n, k, si, dj, dst_row, zc):  # type: ignore[no-untyped-def]
-    """Fingerprint change of moving the last ``k`` of ``src[:n]`` (slot ``si``) to slot ``dj`` from ``dst_row``."""
+def _card(cols, res, e, slot, row):  # type: ignore[no-untyped-def]
+    """Game ``e``'s card at ``row`` of ``slot`` (a column, or ``R_SLOT``: the reserve)."""
+    return res[e, row] if slot == R_SLOT else cols[e, slot, row]
+
+
+@njit(cache=True, inline="always")
+def _moved_delta(cols, res, e, si, n, k, dj, dst_row, zc):  # type: ignore[no-untyped-def]
+    """Fingerprint change of moving the last ``k`` of slot ``si``'s ``n`` cards to slot ``dj`` from ``dst_row``."""
     d = np.uint64(0)
     for t in range(n - k, n):
-        c = src[t]
+        c = _card(cols, res, e, si, t)
         d ^= zc[si, t, c] ^ zc[dj, dst_row + t - (n - k), c]
     return d
 
@@ -110,25 +116,26 @@ def _unseen(seen, e, nseen, d):  # type: ignore[no-untyped-def]
     return True
 
 
-@njit(cache=True)
-def _foot_run(col, n):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def _foot_run(cols, e, i, n):  # type: ignore[no-untyped-def]
+    """The length of the built sequence at the foot of column ``i``'s first ``n`` cards."""
     if n == 0:
         return 0
     run = 1
-    while run < n and _fits(col[n - run - 1], col[n - run]):
+    while run < n and _fits(cols[e, i, n - run - 1], cols[e, i, n - run]):
         run += 1
     return run
 
 
 @njit(cache=True, inline="always")
-def _add(m, acts, e, count, a):  # type: ignore[no-untyped-def]
+def _add(mask, acts, e, count, a):  # type: ignore[no-untyped-def]
     """Mark action ``a`` legal and list it; the new count."""
-    m[a] = True
+    mask[e, a] = True
     acts[e, count] = a
     return count + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_one(
     e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, acts, zc, zf, zo, vacancy_any, rkind, maxres, down
 ):  # type: ignore[no-untyped-def]
@@ -137,9 +144,8 @@ def legal_one(
     The exposed cards' ranks, one bit each, by colour (``rb_red``, ``rb_black``) let most sources
     be skipped without looking at every target column.
     """
-    m = mask[e]
     for t in range(sc[e, NLEGAL]):  # clear the last legal actions (cheaper than the whole row)
-        m[acts[e, t]] = False
+        mask[e, acts[e, t]] = False
     total = sc[e, TOTAL]
     if total == TOTAL_CARDS:
         sc[e, NLEGAL] = 0
@@ -152,10 +158,9 @@ def legal_one(
     check = nseen > 1
     nres = sc[e, NRES]
     origin = sc[e, ORIGIN]
-    fe = found[e]
     count = 0
     if not stock_out:
-        count = _add(m, acts, e, count, DEAL)
+        count = _add(mask, acts, e, count, DEAL)
 
     # exposed cards to the foundations; their ranks by colour
     rb_red = 0
@@ -173,30 +178,30 @@ def legal_one(
         else:
             rb_black |= 1 << r
         s = 2 * (c // 13)
-        if fe[s] == r or fe[s + 1] == r:
+        if found[e, s] == r or found[e, s + 1] == r:
             if at_best:
-                count = _add(m, acts, e, count, CF + i)
+                count = _add(mask, acts, e, count, CF + i)
             elif may_idle:
-                if fe[s] != r:
+                if found[e, s] != r:
                     s += 1
                 d = h ^ zc[i, n - 1, c] ^ zf[s, r] ^ zf[s, r + 1]
                 if not check or _unseen(seen, e, nseen, d):
-                    count = _add(m, acts, e, count, CF + i)
+                    count = _add(mask, acts, e, count, CF + i)
     if nres:
         c = np.int64(res[e, nres - 1])
         r = c % 13
         s = 2 * (c // 13)
-        if fe[s] == r or fe[s + 1] == r:
+        if found[e, s] == r or found[e, s + 1] == r:
             if at_best:
-                count = _add(m, acts, e, count, RF)
+                count = _add(mask, acts, e, count, RF)
             elif may_idle:
-                if fe[s] != r:
+                if found[e, s] != r:
                     s += 1
                 d = h ^ zc[R_SLOT, nres - 1, c] ^ zf[s, r] ^ zf[s, r + 1]
                 if nres == 1:
                     d ^= zo[origin + 1] ^ zo[0]
                 if not check or _unseen(seen, e, nseen, d):
-                    count = _add(m, acts, e, count, RF)
+                    count = _add(mask, acts, e, count, RF)
 
     if may_idle:
         # column to column: a run ending in rank fr goes on rank fr + k, of the other colour than
@@ -206,7 +211,6 @@ def legal_one(
             if run == 0:
                 continue
             n = clen[e, i]
-            col = cols[e, i]
             foot = np.int64(tops[e, i])
             frank = foot % 13
             fred = _red(foot)
@@ -223,9 +227,10 @@ def legal_one(
                     k = t % 13 - frank
                     if k < 1 or k > run or (_red(t) != fred) != (k % 2 == 1):
                         continue
-                    if check and not _unseen(seen, e, nseen, h ^ _moved_delta(col, n, k, i, j, mj, zc)):
+                    if check and not _unseen(seen, e, nseen, h ^ _moved_delta(cols, res, e, i, n, k, j, mj, zc)):
                         continue
-                    count = _add(m, acts, e, count, (i * (NUM_COLUMNS - 1) + (j if j < i else j - 1)) * MAX_RUN + k - 1)
+                    a = (i * (NUM_COLUMNS - 1) + (j if j < i else j - 1)) * MAX_RUN + k - 1
+                    count = _add(mask, acts, e, count, a)
             if nempty:
                 if vacancy_any:
                     k0 = 1
@@ -239,16 +244,15 @@ def legal_one(
                         continue
                     base = (i * (NUM_COLUMNS - 1) + (j if j < i else j - 1)) * MAX_RUN - 1
                     for k in range(k0, run + 1):
-                        if check and not _unseen(seen, e, nseen, h ^ _moved_delta(col, n, k, i, j, 0, zc)):
+                        if check and not _unseen(seen, e, nseen, h ^ _moved_delta(cols, res, e, i, n, k, j, 0, zc)):
                             continue
-                        count = _add(m, acts, e, count, base + k)
+                        count = _add(mask, acts, e, count, base + k)
 
         # the reserve
         if rkind:
             if nres:
-                rs = res[e]
                 for k in range(1, nres + 1):
-                    head = np.int64(rs[nres - k])
+                    head = np.int64(res[e, nres - k])
                     hrank = head % 13
                     parents = rb_black if _red(head) else rb_red
                     if not ((parents >> (hrank + 1)) & 1 or nempty or (k == nres and origin >= 0)):
@@ -261,14 +265,14 @@ def legal_one(
                         if not ok:
                             continue
                         if check:
-                            d = h ^ _moved_delta(rs, nres, k, R_SLOT, j, mj, zc)
+                            d = h ^ _moved_delta(cols, res, e, R_SLOT, nres, k, j, mj, zc)
                             if k == nres:
                                 d ^= zo[origin + 1] ^ zo[0]
                             if not _unseen(seen, e, nseen, d):
                                 continue
                         a = RC + j * MAX_RUN + k - 1
-                        if not m[a]:  # the origin may also be a fitting target
-                            count = _add(m, acts, e, count, a)
+                        if not mask[e, a]:  # the origin may also be a fitting target
+                            count = _add(mask, acts, e, count, a)
             elif rkind == 2 or stock_out:
                 waiver = rkind == 1
                 for i in range(NUM_COLUMNS):
@@ -278,18 +282,18 @@ def legal_one(
                     kmax = 1 if maxres == 1 else runs[e, i]
                     for k in range(1, kmax + 1):
                         if check:
-                            d = h ^ _moved_delta(cols[e, i], n, k, i, R_SLOT, 0, zc)
+                            d = h ^ _moved_delta(cols, res, e, i, n, k, R_SLOT, 0, zc)
                             if waiver:
                                 d ^= zo[0] ^ zo[i + 1]
                             if not _unseen(seen, e, nseen, d):
                                 continue
-                        count = _add(m, acts, e, count, CR + i * MAX_RUN + k - 1)
+                        count = _add(mask, acts, e, count, CR + i * MAX_RUN + k - 1)
 
         # foundation tops back down
         if down and total and (stock_out or down == 2):
             for s in range(NUM_FOUNDATIONS):
-                height = fe[s]
-                if height == 0 or (s % 2 == 0 and fe[s + 1] == height):
+                height = found[e, s]
+                if height == 0 or (s % 2 == 0 and found[e, s + 1] == height):
                     continue
                 c = (s >> 1) * 13 + height - 1
                 parents = rb_black if _red(c) else rb_red
@@ -305,45 +309,49 @@ def legal_one(
                         d = h ^ zf[s, height] ^ zf[s, height - 1] ^ zc[j, mj, c]
                         if not _unseen(seen, e, nseen, d):
                             continue
-                    count = _add(m, acts, e, count, FC + s * NUM_COLUMNS + j)
+                    count = _add(mask, acts, e, count, FC + s * NUM_COLUMNS + j)
 
     sc[e, NLEGAL] = count
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _move(e, cols, clen, runs, tops, res, sc, ids, si, dj, k, h, zc):  # type: ignore[no-untyped-def]
-    """Move the last ``k`` cards of slot ``si`` to slot ``dj`` (slot 8: the reserve); the new fingerprint."""
-    src = res[e] if si == R_SLOT else cols[e, si]
-    dst = res[e] if dj == R_SLOT else cols[e, dj]
+    """Move the last ``k`` cards of slot ``si`` to slot ``dj`` (slot 8: the reserve); the new fingerprint.
+
+    The arrays are indexed in place, never sliced: a slice's reference counting cost more than the move.
+    """
     n = sc[e, NRES] if si == R_SLOT else clen[e, si]
     m = sc[e, NRES] if dj == R_SLOT else clen[e, dj]
-    fit = m > 0 and _fits(dst[m - 1], src[n - k])
+    fit = m > 0 and _fits(_card(cols, res, e, dj, m - 1), _card(cols, res, e, si, n - k))
     ob_s = OBS_RESERVE if si == R_SLOT else si * MAX_COLUMN
     ob_d = OBS_RESERVE if dj == R_SLOT else dj * MAX_COLUMN
     for t in range(k):
-        c = src[n - k + t]
+        c = _card(cols, res, e, si, n - k + t)
         h ^= zc[si, n - k + t, c] ^ zc[dj, m + t, c]
-        dst[m + t] = c
+        if dj == R_SLOT:
+            res[e, m + t] = c
+        else:
+            cols[e, dj, m + t] = c
         ids[e, ob_s + n - k + t] = 0
         ids[e, ob_d + m + t] = c + 1
     if si == R_SLOT:
         sc[e, NRES] = n - k
     else:
         clen[e, si] = n - k
-        tops[e, si] = src[n - k - 1] if n > k else -1
+        tops[e, si] = cols[e, si, n - k - 1] if n > k else -1
         run = runs[e, si]
-        runs[e, si] = run - k if run > k else _foot_run(src, n - k)
+        runs[e, si] = run - k if run > k else _foot_run(cols, e, si, n - k)
     if dj == R_SLOT:
         sc[e, NRES] = m + k
     else:
         clen[e, dj] = m + k
-        tops[e, dj] = dst[m + k - 1]
+        tops[e, dj] = cols[e, dj, m + k - 1]
         runs[e, dj] = runs[e, dj] + k if fit else k
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind):  # type: ignore[no-untyped-def]
     """Play the legal action ``a`` in game ``e``; its reward."""
     h = hsh[e]
@@ -388,7 +396,7 @@ def apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, id
             h ^= zc[i, n, c]
             ids[e, i * MAX_COLUMN + n] = 0
             run = runs[e, i]
-            runs[e, i] = run - 1 if run > 1 else _foot_run(cols[e, i], n)
+            runs[e, i] = run - 1 if run > 1 else _foot_run(cols, e, i, n)
         r = c % 13
         s = 2 * (c // 13)
         if found[e, s] != r:
@@ -448,104 +456,77 @@ def apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, id
     return reward
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _deal_one(e, deck, rng_states, cols, clen, runs, tops, found, stock, sc, hsh, seen, ids, zc, zf, zo):  # type: ignore[no-untyped-def]
+    """Deal a new game in game ``e``, drawn from its RNG as ``Game.init`` draws it (its mask apart)."""
+    permute(rng_states, e, deck)  # shuffled_deck(rng, 2): two packs, card i % 52 at position i
+    for j in range(ids.shape[1]):
+        ids[e, j] = 0
+    ids[e, OBS_STOCK] = MAX_STOCK
+    ids[e, OBS_IDLE] = IDLE_LIMIT
+    h = zo[0]
+    for j in range(NUM_COLUMNS):
+        c = deck[j] % 52
+        cols[e, j, 0] = c
+        ids[e, j * MAX_COLUMN] = c + 1
+        tops[e, j] = c
+        clen[e, j] = 1
+        runs[e, j] = 1
+        h ^= zc[j, 0, c]
+    for s in range(NUM_FOUNDATIONS):
+        found[e, s] = 0
+        h ^= zf[s, 0]
+    for p in range(MAX_STOCK):
+        stock[e, p] = deck[NUM_COLUMNS + p] % 52
+    sc[e, POS] = 0
+    sc[e, NRES] = 0
+    sc[e, ORIGIN] = -1
+    sc[e, BEST] = 0
+    sc[e, IDLE] = 0
+    sc[e, TOTAL] = 0
+    hsh[e] = h
+    seen[e, 0] = h
+    seen[e, FILTER] = _ONE << (h >> _TOP6)
+    sc[e, NSEEN] = 1
+
+
+#: ``_nrt=False``: no reference counting. The kernel allocates nothing (its scratch ``deck`` is passed in),
+#: and numba's reference counting of the arrays handed to the inlined move generator and move (an atomic
+#: increment and decrement per array per call, which its pruning pass cannot remove across their
+#: branches: numba issue #2350) took about a quarter of the step's time.
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def step_kernel(  # type: ignore[no-untyped-def]
-    actions, reward, terminated, illegal, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask, acts,
+    actions, resetting, rng_states, deck, reward, terminated, illegal,
+    cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask, acts,
     zc, zf, zo, vacancy_any, rkind, maxres, down,
 ):  # fmt: skip
-    """Step every game; an illegal or out-of-range action leaves its game unchanged with reward -1."""
+    """Deal a new game in every game with ``resetting`` (reward 0, not terminated, not illegal) and step
+    the others; an illegal or out-of-range action leaves its game unchanged with reward -1.
+
+    Resets and steps share this one kernel so that the move generator and the move are compiled
+    (inlined) once; ``deck`` is scratch space for a deal (int64 [104]).
+    """
     for e in range(actions.shape[0]):
-        a = actions[e]
-        if a < 0 or a >= NUM_ACTIONS or not mask[e, a]:
-            reward[e] = -1.0
-            illegal[e] = True
-            terminated[e] = sc[e, NLEGAL] == 0
-            continue
-        reward[e] = apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind)
-        illegal[e] = False
+        if resetting[e]:
+            _deal_one(e, deck, rng_states, cols, clen, runs, tops, found, stock, sc, hsh, seen, ids, zc, zf, zo)
+            reward[e] = 0.0
+            illegal[e] = False
+        else:
+            a = actions[e]
+            if a < 0 or a >= NUM_ACTIONS or not mask[e, a]:
+                reward[e] = -1.0
+                illegal[e] = True
+                terminated[e] = sc[e, NLEGAL] == 0
+                continue
+            reward[e] = apply_one(
+                e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind
+            )  # fmt: skip
+            illegal[e] = False
         n = legal_one(
-            e,
-            cols,
-            clen,
-            runs,
-            tops,
-            found,
-            res,
-            sc,
-            hsh,
-            seen,
-            mask,
-            acts,
-            zc,
-            zf,
-            zo,
-            vacancy_any,
-            rkind,
-            maxres,
-            down,
-        )
-        terminated[e] = n == 0
-
-
-@njit(cache=True)
-def reset_kernel(  # type: ignore[no-untyped-def]
-    rng_states, which, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask, acts,
-    zc, zf, zo, vacancy_any, rkind, maxres, down,
-):  # fmt: skip
-    """Deal a new game in every game ``e`` with ``which[e]``, drawn from its RNG as ``Game.init`` draws it."""
-    deck = np.empty(TOTAL_CARDS, dtype=np.int64)
-    for e in range(which.shape[0]):
-        if not which[e]:
-            continue
-        permute(rng_states, e, deck)  # shuffled_deck(rng, 2): two packs, card i % 52 at position i
-        ids[e, :] = 0
-        ids[e, OBS_STOCK] = MAX_STOCK
-        ids[e, OBS_IDLE] = IDLE_LIMIT
-        h = zo[0]
-        for j in range(NUM_COLUMNS):
-            c = deck[j] % 52
-            cols[e, j, 0] = c
-            ids[e, j * MAX_COLUMN] = c + 1
-            tops[e, j] = c
-            clen[e, j] = 1
-            runs[e, j] = 1
-            h ^= zc[j, 0, c]
-        for s in range(NUM_FOUNDATIONS):
-            found[e, s] = 0
-            h ^= zf[s, 0]
-        for p in range(MAX_STOCK):
-            stock[e, p] = deck[NUM_COLUMNS + p] % 52
-        sc[e, POS] = 0
-        sc[e, NRES] = 0
-        sc[e, ORIGIN] = -1
-        sc[e, BEST] = 0
-        sc[e, IDLE] = 0
-        sc[e, TOTAL] = 0
-        hsh[e] = h
-        seen[e, 0] = h
-        seen[e, FILTER] = _ONE << (h >> _TOP6)
-        sc[e, NSEEN] = 1
-        legal_one(
-            e,
-            cols,
-            clen,
-            runs,
-            tops,
-            found,
-            res,
-            sc,
-            hsh,
-            seen,
-            mask,
-            acts,
-            zc,
-            zf,
-            zo,
-            vacancy_any,
-            rkind,
-            maxres,
-            down,
-        )
+            e, cols, clen, runs, tops, found, res, sc, hsh, seen, mask, acts,
+            zc, zf, zo, vacancy_any, rkind, maxres, down,
+        )  # fmt: skip
+        terminated[e] = n == 0 and not resetting[e]
 
 
 @njit(cache=True)
@@ -611,40 +592,6 @@ def observe_planes(cols, clen, runs, found, res, sc, out):  # type: ignore[no-un
         o[PLANES_G + 1] = (IDLE_LIMIT - sc[e, IDLE]) / IDLE_LIMIT
         o[PLANES_G + 2] = sc[e, BEST] / TOTAL_CARDS
         o[PLANES_G + 3 + sc[e, ORIGIN] + 1] = 1.0
-
-
-@njit(cache=True)
-def sample_masked(mask, uniforms, out):  # type: ignore[no-untyped-def]
-    """``out[e]``: the ``int(uniforms[e] * n)``-th of row ``e``'s ``n`` legal actions (-1 when none).
-
-    A masked-random policy for benchmarks and tests: counts in blocks of 16, then scans one block.
-    """
-    width = mask.shape[1]
-    for e in range(mask.shape[0]):
-        row = mask[e]
-        n = 0
-        for a in range(width):
-            n += row[a]
-        out[e] = -1
-        if n == 0:
-            continue
-        pick = int(uniforms[e] * n)
-        a = 0
-        while a + 16 <= width:
-            block = 0
-            for b in range(a, a + 16):
-                block += row[b]
-            if pick < block:
-                break
-            pick -= block
-            a += 16
-        while a < width:
-            if row[a]:
-                if pick == 0:
-                    out[e] = a
-                    break
-                pick -= 1
-            a += 1
 
 
 assert PLANES_SIZE == PLANES_G + 3 + NUM_COLUMNS + 1
