@@ -58,3 +58,27 @@ def test_unseeded_rows_differ_and_non_pcg64_is_refused() -> None:
     assert not np.array_equal(states[0], states[1])
     with pytest.raises(TypeError, match="PCG64"):
         vrng.state_row(np.random.Generator(np.random.MT19937(1)))
+
+
+@pytest.mark.parametrize("env_id", sorted(__import__("patience_gym.vector", fromlist=["x"]).BATCHED_GAMES))
+def test_every_batched_game_names_a_wrong_shape_or_dtype_before_its_kernels_run(env_id: str) -> None:
+    """The kernels do not check bounds: each engine's own reset/step/step_reset checks their arrays."""
+    from patience_gym.vector import batched_game_class
+
+    game = batched_game_class(env_id)(3)
+    game.seed([0, 1, 2])
+    game.reset(np.ones(3, dtype=bool))
+    before = game.observe()
+    ok_actions = np.zeros(3, dtype=np.int64)
+    calls = [
+        (lambda: game.reset(np.ones(4, dtype=bool)), ValueError, r"which must have shape \(3,\)"),
+        (lambda: game.reset(np.ones(3, dtype=np.int64)), TypeError, "which must be bool"),
+        (lambda: game.step(np.zeros(5, dtype=np.int64)), ValueError, r"actions must have shape \(3,\)"),
+        (lambda: game.step(np.zeros(3)), TypeError, "actions must be integers, got dtype float64"),
+        (lambda: game.step_reset(ok_actions, np.zeros(9, dtype=bool)), ValueError, "resetting must have shape"),
+        (lambda: game.step_reset(ok_actions, np.zeros(3, dtype=np.int8)), TypeError, "resetting must be bool"),
+    ]
+    for call, error, message in calls:
+        with pytest.raises(error, match=message):
+            call()
+    assert np.array_equal(game.observe(), before)  # nothing was played or dealt

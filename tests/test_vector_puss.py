@@ -4,25 +4,19 @@ The differential test plays many consecutive masked-random games per env through
 ``BatchedPuss`` and through ``gym.make`` envs seeded alike (``reset(seed=s)`` once, then
 ``reset()`` after each game), with illegal and out-of-range actions mixed in and
 steps on finished games, and compares observations, masks, rewards, end flags,
-illegal flags, scores and won flags at every step.
-
-Speed (masked-random actions, mask read and observation made every step, compile excluded)::
-
-    python -m tests.test_vector_puss --bench [--num-envs 1024] [--seconds 3]
+illegal flags, scores and won flags at every step. Speed is ``benchmarks/env_speed.py``'s.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from numba import njit
 
 import patience_gym  # noqa: F401 - registers the envs
+from benchmarks.env_speed import pick_batched
 from patience_gym.cards import codes
 from patience_gym.games.puss import NUM_ACTIONS, PLANES_SIZE
 from patience_gym.vector.puss import BatchedPuss
@@ -37,29 +31,11 @@ RULE_OPTIONS: list[dict[str, Any]] = [
 OUT_OF_RANGE = np.array([-1, NUM_ACTIONS, 99, -(2**40)], dtype=np.int64)
 
 
-@njit  # not cached: pytest and ``python -m tests.test_vector_puss`` import this file under two names
-def masked_choice(masks: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: the legal action of rank ``floor(u[i] * legal count)`` (0 where none is legal)."""
-    for i in range(masks.shape[0]):
-        count = 0
-        for a in range(masks.shape[1]):
-            count += masks[i, a]
-        pick = int(u[i] * count)
-        out[i] = 0
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
-
-
 def choose(rng: np.random.Generator, masks: np.ndarray, foundation_first: np.ndarray) -> np.ndarray:
     """Masked-random actions; envs with ``foundation_first`` play a legal foundation move when they have one,
     and about 4% of the actions are masked-out or out of range."""
     n: int = masks.shape[0]
-    actions = np.empty(n, dtype=np.int64)
-    masked_choice(masks, rng.random(size=n), actions)
+    actions = pick_batched(masks, rng.random(size=n))
     to_foundation = masks[:, 5:25] & foundation_first[:, None]
     eager = to_foundation.any(axis=1)
     actions[eager] = 5 + np.argmax(to_foundation[eager], axis=1)
@@ -279,110 +255,3 @@ def test_bad_input_is_named() -> None:
         engine.deal(np.array([True, False]), pack[None, :47])
     with pytest.raises(ValueError, match=r"packs\[0\] must hold the 48 cards other than the Aces"):
         engine.deal(np.array([True, False]), np.where(pack == 1, 0, pack)[None])  # the Ace of clubs for the 2
-
-
-# --- speed --------------------------------------------------------------------
-class Clock:
-    """Wall and process CPU seconds since the start (on a shared machine the CPU figure is the steadier one)."""
-
-    def __init__(self) -> None:
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
-
-    def rates(self, steps: int) -> tuple[float, float]:
-        """(steps per wall second, steps per CPU second) since the start."""
-        return steps / (time.perf_counter() - self.wall), steps / (time.process_time() - self.cpu)
-
-
-def bench_single(encoding: str, seconds: float) -> tuple[float, float]:
-    """Steps/s of one ``gym.make`` env, masked-random actions read from ``info["action_mask"]``."""
-    env = gym.make(ENV_ID, obs_encoding=encoding)
-    rng = np.random.default_rng(0)
-    _, info = env.reset(seed=0)
-    steps = 0
-    clock = Clock()
-    while steps == 0 or time.perf_counter() - clock.wall < seconds:  # one round at least
-        for _ in range(1000):
-            legal = np.flatnonzero(info["action_mask"])
-            _, _, terminated, truncated, info = env.step(int(legal[rng.integers(len(legal))]))
-            if terminated or truncated:
-                _, info = env.reset()
-        steps += 1000
-    return clock.rates(steps)
-
-
-def bench_batched(num_envs: int, encoding: str, seconds: float) -> tuple[float, float]:
-    """Steps/s of ``BatchedPuss`` itself: masked-random actions, the masks and observations made every step."""
-    engine = BatchedPuss(num_envs, obs_encoding=encoding)
-    engine.seed(list(range(num_envs)))
-    engine.reset(np.ones(num_envs, dtype=bool))
-    actions = np.zeros(num_envs, dtype=np.int64)
-    uniforms = np.random.default_rng(0).random((64, num_envs))  # drawn ahead, as benchmarks/env_speed.py does
-    steps = 0
-    clock = Clock()
-    while steps == 0 or time.perf_counter() - clock.wall < seconds:  # one round at least
-        for call in range(100):
-            masked_choice(engine.masks(), uniforms[call & 63], actions)
-            _, terminated, _ = engine.step(actions)
-            engine.observe()
-            if terminated.any():
-                engine.reset(terminated)
-        steps += 100 * num_envs
-    return clock.rates(steps)
-
-
-def bench_make_vec(num_envs: int, encoding: str, seconds: float) -> tuple[float, float]:
-    """Steps/s through ``gym.make_vec`` (BatchedVectorEnv: autoreset, infos); autoreset steps do not count."""
-    env = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="vector_entry_point", obs_encoding=encoding)
-    _, info = env.reset(seed=0)
-    actions = np.zeros(num_envs, dtype=np.int64)
-    uniforms = np.random.default_rng(0).random((64, num_envs))
-    resetting = np.zeros(num_envs, dtype=bool)
-    steps = 0
-    clock = Clock()
-    while steps == 0 or time.perf_counter() - clock.wall < seconds:  # one round at least
-        for call in range(100):
-            masked_choice(info["action_mask"], uniforms[call & 63], actions)
-            _, _, terminated, truncated, info = env.step(actions)
-            steps += num_envs - int(resetting.sum())
-            resetting = terminated | truncated
-    return clock.rates(steps)
-
-
-def warm_up() -> tuple[float, float]:
-    """Wall and CPU seconds of the first calls of every kernel (numba's compile, or its cache load)."""
-    clock = Clock()
-    for encoding in ("ids", "planes"):
-        bench_batched(2, encoding, 0.0)
-        bench_make_vec(2, encoding, 0.0)
-    return time.perf_counter() - clock.wall, time.process_time() - clock.cpu
-
-
-def test_bench_runs() -> None:
-    assert all(rate > 0 for rate in (*bench_batched(8, "planes", 0.01), *bench_single("planes", 0.01)))
-    assert all(rate > 0 for rate in bench_make_vec(8, "ids", 0.01))
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bench", action="store_true", help="time the batched engine against the single env")
-    parser.add_argument("--num-envs", type=int, default=1024)
-    parser.add_argument("--seconds", type=float, default=3.0)
-    args = parser.parse_args()
-    if not args.bench:
-        parser.error("nothing to do: pass --bench (the tests run under pytest)")
-    wall, cpu = warm_up()
-    print(f"first calls (numba compile or cache load): {wall:.2f} s wall, {cpu:.2f} s CPU")
-    print("steps/s (wall | CPU), and each batched figure over the single env's")
-    for encoding in ("ids", "planes"):
-        single = bench_single(encoding, args.seconds)
-        rows = [
-            (f"BatchedPuss N={args.num_envs}", bench_batched(args.num_envs, encoding, args.seconds)),
-            (f"gym.make_vec N={args.num_envs}", bench_make_vec(args.num_envs, encoding, args.seconds)),
-        ]
-        print(f"{encoding:6s} single gym.make          {single[0]:12,.0f} | {single[1]:12,.0f}")
-        for name, (w, c) in rows:
-            print(f"{encoding:6s} {name:24s}{w:12,.0f} | {c:12,.0f}   x{w / single[0]:6.1f} | x{c / single[1]:6.1f}")
-
-
-if __name__ == "__main__":
-    main()

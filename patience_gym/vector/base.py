@@ -90,6 +90,7 @@ class BatchedGame(abc.ABC):
         A resetting env's action is ignored and it reports reward 0, not terminated, not illegal.
         Kernels may override this to do both in one pass; this default calls the two methods.
         """
+        resetting = self._check_vector(resetting, "resetting", np.bool_)
         if not resetting.any():
             return self.step(actions)
         actions = actions.copy()
@@ -120,6 +121,18 @@ class BatchedGame(abc.ABC):
     def infos(self) -> dict[str, np.ndarray]:
         """Further per-env info keys the single env reports, as arrays with N rows."""
         return {}
+
+    def _check_vector(self, value: Any, name: str, dtype: type) -> np.ndarray:
+        """``value`` as a contiguous [num_envs] array of ``dtype`` (bool or int64); a ValueError or
+        TypeError naming ``name`` where its shape or dtype is wrong (the kernels do not check bounds)."""
+        arr = np.asarray(value)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"{name} must have shape ({self.num_envs},), one per env, got {arr.shape}")
+        if dtype is np.bool_ and arr.dtype != np.bool_:
+            raise TypeError(f"{name} must be bool, got dtype {arr.dtype}")
+        if dtype is not np.bool_ and (arr.dtype == np.bool_ or arr.dtype.kind not in "iu"):
+            raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
+        return np.ascontiguousarray(arr, dtype=dtype)
 
 
 @numba.njit(cache=True)

@@ -426,14 +426,17 @@ class BatchedGolf(BatchedGame):
         )  # fmt: skip
 
     def reset(self, which: np.ndarray) -> None:
-        _reset_kernel(self.rng_states, np.asarray(which, dtype=np.bool_), self.is_round, *self._state())
+        which = self._check_vector(which, "which", np.bool_)
+        _reset_kernel(self.rng_states, which, self.is_round, *self._state())
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return BatchedGolf.step_reset(self, actions, self._no_reset)
 
     def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        actions = self._check_vector(actions, "actions", np.int64)
+        resetting = self._check_vector(resetting, "resetting", np.bool_)
         result: tuple[np.ndarray, np.ndarray, np.ndarray] = _step_kernel(
-            np.asarray(actions, dtype=np.int64), resetting, self.rng_states, self.is_round, *self._state()
+            actions, resetting, self.rng_states, self.is_round, *self._state()
         )
         return result
 

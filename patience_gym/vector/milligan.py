@@ -59,22 +59,15 @@ class BatchedMilligan(BatchedGame):
         self._deck = np.empty(K.TOTAL_CARDS, dtype=np.int64)  # the kernel's scratch space for a deal
 
     def reset(self, which: np.ndarray) -> None:
-        which = np.asarray(which)
-        if which.shape != (self.num_envs,) or which.dtype != np.bool_:
-            raise ValueError(f"reset needs a bool array of shape ({self.num_envs},), got {which.dtype} {which.shape}")
-        self._advance(self._no_op, which)
+        self._advance(self._no_op, self._check_vector(which, "which", np.bool_))
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.step_reset(actions, self._none)
 
     def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Reset the games in ``resetting`` and step the others, in one kernel call."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise ValueError(
-                f"step needs integer actions of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
-            )
-        return self._advance(actions.astype(np.int64, copy=False), resetting)
+        actions = self._check_vector(actions, "actions", np.int64)
+        return self._advance(actions, self._check_vector(resetting, "resetting", np.bool_))
 
     def _advance(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = self.num_envs

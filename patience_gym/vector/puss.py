@@ -468,17 +468,6 @@ class BatchedPuss(BatchedGame):
             self._dealt |= which
             self._all_dealt = bool(self._dealt.all())
 
-    def _check_vector(self, value: Any, name: str, dtype: type) -> np.ndarray:
-        """``value`` as a [num_envs] array of ``dtype``; a clear error naming a wrong shape or dtype."""
-        arr = np.asarray(value)
-        if arr.shape != (self.num_envs,):
-            raise ValueError(f"{name} must have shape ({self.num_envs},), got {arr.shape}")
-        if dtype is np.bool_ and arr.dtype != np.bool_:
-            raise TypeError(f"{name} must be bool, got dtype {arr.dtype}")
-        if dtype is not np.bool_ and (arr.dtype == np.bool_ or arr.dtype.kind not in "iu"):
-            raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
-        return np.ascontiguousarray(arr, dtype=dtype)
-
 
 def PussInTheCornerEnv(num_envs: int = 1, **kwargs: Any) -> Any:
     """``vector_entry_point`` of ``patience_gym/PussInTheCorner-v0``: a ``BatchedVectorEnv`` over ``BatchedPuss``."""
