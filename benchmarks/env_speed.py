@@ -139,7 +139,7 @@ def pick_batched(masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
             count += row[a] != 0
         if count == 0:
             continue
-        k = min(int(uniforms[i] * count), count - 1)
+        k = min(max(int(uniforms[i] * count), 0), count - 1)  # in range even for a stray uniform
         a = 0
         if width > _NARROW:
             for b in range(width):
@@ -223,7 +223,9 @@ def cold_compile_seconds(env_id: str, obs_encoding: str | None = None) -> float:
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         args = [sys.executable, "-c", _COLD_START, env_id, obs_encoding or ""]
-        done = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
+        done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"cold compile of {env_id} failed (exit {done.returncode}):\n{done.stderr}")
     return float(done.stdout.split()[-1])
 
 

@@ -78,7 +78,15 @@ def test_every_batched_game_names_a_wrong_shape_or_dtype_before_its_kernels_run(
         (lambda: game.step_reset(ok_actions, np.zeros(9, dtype=bool)), ValueError, "resetting must have shape"),
         (lambda: game.step_reset(ok_actions, np.zeros(3, dtype=np.int8)), TypeError, "resetting must be bool"),
     ]
+    resetting = np.array([True, False, False])
+    calls += [
+        (lambda: game.step_reset(np.zeros(3, dtype=np.float32), resetting), TypeError, "actions must be integers"),
+        (lambda: game.step_reset(np.zeros(2, dtype=np.int64), resetting), ValueError, "actions must have shape"),
+    ]
     for call, error, message in calls:
         with pytest.raises(error, match=message):
             call()
     assert np.array_equal(game.observe(), before)  # nothing was played or dealt
+    with pytest.raises(ValueError, match="read-only"):  # the kernels trust the masks: they cannot be written
+        game.masks()[0, 0] = True
+    assert game.step_reset(np.zeros(3, dtype=np.uint8), resetting)[0][0] == 0.0  # any integer dtype, reset env

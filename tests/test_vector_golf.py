@@ -383,10 +383,16 @@ def test_batched_benchmark_row_and_its_picker() -> None:
         masks[1, -1] = 1  # the last action alone
         uniforms = rng.random(500)
         uniforms[2] = np.nextafter(1.0, 0.0)
+        for row, stray in ((3, -0.5), (4, np.nan), (5, np.inf), (6, 1.0)):  # out of [0, 1): still a legal action
+            uniforms[row] = stray
+            masks[row, 0] = 1
         for dtype in (np.int8, np.bool_):
             picked = pick_batched(masks.astype(dtype), uniforms)
             for mask, u, action in zip(masks, uniforms, picked):
-                assert action == (_pick(mask, u) if mask.any() else 0)
+                if 0.0 <= u < 1.0:
+                    assert action == (_pick(mask, u) if mask.any() else 0)
+                else:
+                    assert mask[action]
     single = {"env": GOLF, "steps_per_s": 1000.0}
     ranks = {"env": GOLF, "obs_encoding": "ranks", "steps_per_s": 1.0}  # no batched engine for this encoding
     rows = batched_rows([single, ranks], 64, seconds=0.05)

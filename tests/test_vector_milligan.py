@@ -3,10 +3,7 @@
 Many masked-random games per option set through both engines with the same seeds: consecutive
 games per env (the single env reset without a seed after each), a share of illegal and
 out-of-range actions, and a policy that often holds back the deal so that the progress rule's
-idle limit and repeated-position masking are reached.
-
-Speed (not part of the suite): ``MILLIGAN_SPEED=1 python -m pytest -q -s tests/test_vector_milligan.py -k speed``
-prints masked-random steps/s at N = 1,024 against the single env in the same run.
+idle limit and repeated-position masking are reached. Speed is ``benchmarks/env_speed.py``'s.
 """
 
 from __future__ import annotations

@@ -31,6 +31,13 @@ ILLEGAL_ACTION_MODES = ("penalize", "raise")
 NO_OP = -1
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that cannot be written through (the engine keeps writing the array itself)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 class BatchedGame(abc.ABC):
     """N games of one kind held in numpy arrays and stepped by numba kernels, no autoreset.
 
@@ -93,7 +100,7 @@ class BatchedGame(abc.ABC):
         resetting = self._check_vector(resetting, "resetting", np.bool_)
         if not resetting.any():
             return self.step(actions)
-        actions = actions.copy()
+        actions = self._check_vector(actions, "actions", np.int64).copy()
         actions[resetting] = NO_OP
         reward, terminated, illegal = self.step(actions)
         self.reset(resetting)
@@ -104,7 +111,10 @@ class BatchedGame(abc.ABC):
 
     @abc.abstractmethod
     def masks(self) -> np.ndarray:
-        """Legal actions, bool [N, num_actions]; all-False exactly where the game is over."""
+        """Legal actions, bool [N, num_actions]; all-False exactly where the game is over.
+
+        Read-only (the kernels trust it): copy it to change it or to keep it past a step.
+        """
 
     @abc.abstractmethod
     def observe(self) -> np.ndarray:

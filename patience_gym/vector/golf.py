@@ -29,7 +29,7 @@ from patience_gym.games.golf import (
     _fits_table,
 )
 from patience_gym.vector import rng as vrng
-from patience_gym.vector.base import BatchedGame, make_vector_env
+from patience_gym.vector.base import BatchedGame, make_vector_env, read_only
 
 PLANES_SIZE = 52 * PLANE_WIDTH + 1
 #: The runs search's node cap, as the single env's (``golf_runs.MAX_NODES``; a test checks they agree).
@@ -410,6 +410,7 @@ class BatchedGolf(BatchedGame):
         #: The ``ids`` observation, kept up to date move by move.
         self._ids = np.zeros((n, NUM_LINKS + 2 + self.is_round), dtype=np.int8)
         self._masks = np.zeros((n, self.num_actions), dtype=np.bool_)
+        self._masks_view = read_only(self._masks)
         self._no_reset = np.zeros(n, dtype=np.bool_)
         self._encoding = _ENCODING_CODES[self.obs_encoding]
         self._memo = (
@@ -441,7 +442,7 @@ class BatchedGolf(BatchedGame):
         return result
 
     def masks(self) -> np.ndarray:
-        return self._masks
+        return self._masks_view
 
     def observe(self) -> np.ndarray:
         if self._encoding == 0:

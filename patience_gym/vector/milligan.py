@@ -17,7 +17,7 @@ import numpy as np
 from patience_gym.games.milligan import IDLE_LIMIT, OBS_SIZE, MilliganGame
 from patience_gym.games.milligan_tables import MAX_COLUMN, MAX_RUN, MAX_STOCK, NUM_ACTIONS, NUM_COLUMNS, TOTAL_CARDS
 from patience_gym.vector import milligan_kernels as K
-from patience_gym.vector.base import BatchedGame, make_vector_env
+from patience_gym.vector.base import BatchedGame, make_vector_env, read_only
 
 _DOWN = {"never": 0, "stock_out": 1, "anytime": 2}
 _RESERVE = {"": 0, "waiver": 1, "pocket": 2}
@@ -51,6 +51,7 @@ class BatchedMilligan(BatchedGame):
         self._ids = np.zeros((n, OBS_SIZE), dtype=np.int8)
         self._seen = np.zeros((n, K.SEEN_CAP + 1), dtype=np.uint64)
         self._masks = np.zeros((n, NUM_ACTIONS), dtype=bool)
+        self._masks_view = read_only(self._masks)
         self._acts = np.zeros((n, NUM_ACTIONS), dtype=np.int16)
         #: The kernels' common arguments: the state, the masks, the fingerprint keys, the variant.
         self._args: tuple[Any, ...] = (*self._state(), self._masks, self._acts, *self._tables, *self._params)
@@ -78,8 +79,8 @@ class BatchedMilligan(BatchedGame):
         return reward, terminated, illegal
 
     def masks(self) -> np.ndarray:
-        """Legal actions, bool ``[N, 1010]`` (the engine's own array: copy it to keep it past a step)."""
-        return self._masks
+        """Legal actions, bool ``[N, 1010]`` (a read-only view of the engine's array: copy it to keep it)."""
+        return self._masks_view
 
     def observe(self) -> np.ndarray:
         if self.obs_encoding == "ids":

@@ -52,7 +52,7 @@ from patience_gym.games.puss import (
     TO_FOUNDATION,
 )
 from patience_gym.vector import rng as vrng
-from patience_gym.vector.base import BatchedGame, make_vector_env
+from patience_gym.vector.base import BatchedGame, make_vector_env, read_only
 
 # --- the row ``g[i]`` of env ``i`` ----------------------------------------------
 POS, PACK_LEN, HAND, PASS, SEVEN, RLEN, SCORE = range(7)
@@ -443,9 +443,9 @@ class BatchedPuss(BatchedGame):
         return result
 
     def masks(self) -> np.ndarray:
-        """Legal actions, bool [N, 53]; the same array until the next step or reset (do not write to it)."""
+        """Legal actions, bool [N, 53], read-only; the same array until the next step or reset."""
         if self._masks is None:
-            self._masks = _masks_kernel(self._bits).reshape(self.num_envs, NUM_ACTIONS).view(np.bool_)
+            self._masks = read_only(_masks_kernel(self._bits).reshape(self.num_envs, NUM_ACTIONS).view(np.bool_))
         return self._masks
 
     def observe(self) -> np.ndarray:
