@@ -31,6 +31,7 @@ import gymnasium as gym
 
 import patience_gym
 from agents.ppo import PPOAgent
+from patience_gym.env import env_kwargs_from_json
 
 SPEC_ENTRY = "patience_gym_spec.json"
 SPEC_VERSION = 1
@@ -218,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{args.model}: no spec")
                 return 1
         else:
-            kwargs = json.loads(args.env_kwargs)
+            kwargs = env_kwargs_from_json(args.env_kwargs)
             card = Path(args.card).read_text() if args.card else None
             spec = save_model_spec(args.model, args.env, kwargs, args.obs_encoding, card)
     except (ValueError, FileNotFoundError, TypeError) as exc:

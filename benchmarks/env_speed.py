@@ -209,7 +209,6 @@ kwargs = {"obs_encoding": sys.argv[2]} if sys.argv[2] else {}
 env = gym.make_vec(sys.argv[1], num_envs=2, vectorization_mode="vector_entry_point", **kwargs)
 _, info = env.reset(seed=0)
 env.step(np.argmax(info["action_mask"], axis=1))
-env.observation_space.sample()
 print(time.perf_counter() - start)
 """
 

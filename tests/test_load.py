@@ -136,6 +136,9 @@ def test_command_line(model_path: Path, tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["show", str(path)]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["obs_encoding"] == "ranks" and shown["card"] == "# Golf test model\n"
+    with pytest.raises(SystemExit):
+        main(["stamp", str(path), "--env", ENV, "--env-kwargs", "[1]"])
+    assert "--env-kwargs must be a JSON object" in capsys.readouterr().err
 
 
 def test_watch_plays_a_stamped_model_with_its_own_encoding(stamped: Path, tmp_path: Path) -> None:

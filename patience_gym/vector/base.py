@@ -71,6 +71,8 @@ class BatchedGame(abc.ABC):
         self.num_actions: int = self.game.num_actions
         self.single_observation_space: spaces.Box = single.observation_space
         self.rng_states = vrng.seeded_states([None] * self.num_envs)
+        #: ``resetting`` for a step that resets no env (engines whose ``step`` is ``step_reset``).
+        self._no_reset = np.zeros(self.num_envs, dtype=np.bool_)
 
     def seed(self, seeds: Sequence[int | None], which: np.ndarray | None = None) -> None:
         """Env ``i``'s RNG becomes ``seeding.np_random(seeds[i])`` (None: fresh OS entropy), for ``which[i]``."""
@@ -97,10 +99,10 @@ class BatchedGame(abc.ABC):
         A resetting env's action is ignored and it reports reward 0, not terminated, not illegal.
         Kernels may override this to do both in one pass; this default calls the two methods.
         """
-        resetting = self._check_vector(resetting, "resetting", np.bool_)
+        resetting = self.check_vector(resetting, "resetting", np.bool_)
         if not resetting.any():
             return self.step(actions)
-        actions = self._check_vector(actions, "actions", np.int64).copy()
+        actions = self.check_vector(actions, "actions", np.int64).copy()
         actions[resetting] = NO_OP
         reward, terminated, illegal = self.step(actions)
         self.reset(resetting)
@@ -132,7 +134,7 @@ class BatchedGame(abc.ABC):
         """Further per-env info keys the single env reports, as arrays with N rows."""
         return {}
 
-    def _check_vector(self, value: Any, name: str, dtype: type) -> np.ndarray:
+    def check_vector(self, value: Any, name: str, dtype: type) -> np.ndarray:
         """``value`` as a contiguous [num_envs] array of ``dtype`` (bool or int64); a ValueError or
         TypeError naming ``name`` where its shape or dtype is wrong (the kernels do not check bounds)."""
         arr = np.asarray(value)
@@ -166,16 +168,6 @@ def _track(resetting, steps, limit, reward, terminated, illegal):  # type: ignor
         truncated[i] = steps[i] >= limit
         done[i] = terminated[i] or truncated[i]
     return truncated, done
-
-
-def _check_actions(actions: Any, num_envs: int) -> np.ndarray:
-    """Integer actions of shape (N,) as int64; TypeError or ValueError naming what is wrong."""
-    arr = np.asarray(actions)
-    if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
-        raise TypeError(f"actions must be integers (one action id per env), got dtype {arr.dtype}")
-    if arr.shape != (num_envs,):
-        raise ValueError(f"actions must have shape ({num_envs},), one per env, got shape {arr.shape}")
-    return arr.astype(np.int64, copy=False)
 
 
 def _seed_list(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None] | None:
@@ -269,11 +261,11 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        acts = _check_actions(actions, self.num_envs)
         resetting = self._autoreset if self.autoreset_mode is AutoresetMode.NEXT_STEP else self._none
         if self.illegal_action == "raise":
-            self._raise_illegal(acts, resetting)
-        reward, terminated, illegal = self.game.step_reset(acts, resetting)
+            actions = self.game.check_vector(actions, "actions", np.int64)
+            self._raise_illegal(actions, resetting)
+        reward, terminated, illegal = self.game.step_reset(actions, resetting)  # checks the actions' shape and dtype
         truncated, done = _track(resetting, self._steps, self.max_episode_steps, reward, terminated, illegal)
         if self.autoreset_mode is AutoresetMode.NEXT_STEP:
             self._autoreset = done

@@ -411,7 +411,6 @@ class BatchedGolf(BatchedGame):
         self._ids = np.zeros((n, NUM_LINKS + 2 + self.is_round), dtype=np.int8)
         self._masks = np.zeros((n, self.num_actions), dtype=np.bool_)
         self._masks_view = read_only(self._masks)
-        self._no_reset = np.zeros(n, dtype=np.bool_)
         self._encoding = _ENCODING_CODES[self.obs_encoding]
         self._memo = (
             np.zeros(_MEMO_SIZE, dtype=np.int64),
@@ -427,15 +426,15 @@ class BatchedGolf(BatchedGame):
         )  # fmt: skip
 
     def reset(self, which: np.ndarray) -> None:
-        which = self._check_vector(which, "which", np.bool_)
+        which = self.check_vector(which, "which", np.bool_)
         _reset_kernel(self.rng_states, which, self.is_round, *self._state())
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return BatchedGolf.step_reset(self, actions, self._no_reset)
 
     def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        actions = self._check_vector(actions, "actions", np.int64)
-        resetting = self._check_vector(resetting, "resetting", np.bool_)
+        actions = self.check_vector(actions, "actions", np.int64)
+        resetting = self.check_vector(resetting, "resetting", np.bool_)
         result: tuple[np.ndarray, np.ndarray, np.ndarray] = _step_kernel(
             actions, resetting, self.rng_states, self.is_round, *self._state()
         )

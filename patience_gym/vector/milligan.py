@@ -56,19 +56,18 @@ class BatchedMilligan(BatchedGame):
         #: The kernels' common arguments: the state, the masks, the fingerprint keys, the variant.
         self._args: tuple[Any, ...] = (*self._state(), self._masks, self._acts, *self._tables, *self._params)
         self._no_op = np.full(n, -1, dtype=np.int64)  # the action a game being reset is given
-        self._none = np.zeros(n, dtype=bool)
         self._deck = np.empty(K.TOTAL_CARDS, dtype=np.int64)  # the kernel's scratch space for a deal
 
     def reset(self, which: np.ndarray) -> None:
-        self._advance(self._no_op, self._check_vector(which, "which", np.bool_))
+        self._advance(self._no_op, self.check_vector(which, "which", np.bool_))
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self.step_reset(actions, self._none)
+        return self.step_reset(actions, self._no_reset)
 
     def step_reset(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Reset the games in ``resetting`` and step the others, in one kernel call."""
-        actions = self._check_vector(actions, "actions", np.int64)
-        return self._advance(actions, self._check_vector(resetting, "resetting", np.bool_))
+        actions = self.check_vector(actions, "actions", np.int64)
+        return self._advance(actions, self.check_vector(resetting, "resetting", np.bool_))
 
     def _advance(self, actions: np.ndarray, resetting: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = self.num_envs

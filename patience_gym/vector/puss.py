@@ -410,14 +410,14 @@ class BatchedPuss(BatchedGame):
         self._masks: np.ndarray | None = None  # made on demand, dropped by every change
 
     def reset(self, which: np.ndarray) -> None:
-        which = self._check_vector(which, "which", np.bool_)
+        which = self.check_vector(which, "which", np.bool_)
         _deal_kernel(self._g, self._bits, self.rng_states, which, self._forced)
         self._changed(which)
 
     def deal(self, which: np.ndarray, packs: np.ndarray) -> None:
         """Deal ``packs[r]`` (the 48 non-Ace card ids, top first) in the ``r``-th env with ``which``,
         as the single env's ``reset(options={"deal": ...})`` does; the envs' RNGs are untouched."""
-        which = self._check_vector(which, "which", np.bool_)
+        which = self.check_vector(which, "which", np.bool_)
         rows = np.flatnonzero(which)
         packs = np.asarray(packs)
         if packs.shape != (len(rows), PACK_SIZE) or packs.dtype.kind not in "iu":
@@ -432,7 +432,7 @@ class BatchedPuss(BatchedGame):
         self._changed(which)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        actions = self._check_vector(actions, "actions", np.int64)
+        actions = self.check_vector(actions, "actions", np.int64)
         if not self._all_dealt:
             missing = np.flatnonzero(~self._dealt)[:5].tolist()
             raise RuntimeError(f"call reset() on every env before step(); envs {missing} have no game yet")
