@@ -12,6 +12,11 @@ From the shell::
     python -m agents.load show models/golf.zip
     python -m agents.load stamp models/golf.zip --env patience_gym/Golf-v0 --obs-encoding runs \\
         [--env-kwargs '{"queens_on_kings": true}'] [--card models/golf.md]
+    python -m agents.load slim models/golf.zip
+
+:func:`slim_model` drops the optimizer's per-parameter state (Adam's moment estimates, two thirds of a
+zip) from a model kept to be played: the policy's weights are untouched, the model loads as before, and
+further training starts its moments afresh.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import tempfile
 import zipfile
@@ -34,6 +40,7 @@ from agents.ppo import PPOAgent
 from patience_gym.env import env_kwargs_from_json
 
 SPEC_ENTRY = "patience_gym_spec.json"
+OPTIMIZER_ENTRY = "policy.optimizer.pth"
 SPEC_VERSION = 1
 
 #: Env ids that may play a model trained on another: a Golf hole model plays each hole of a round.
@@ -126,20 +133,45 @@ def save_model_spec(
             f"(obs_encoding {unwrapped.obs_encoding!r}) gives shape {shape} with {actions} actions"
         )
     spec = ModelSpec(env_id, kwargs, unwrapped.obs_encoding, shape, actions, card=card)
-    _write_entry(path, json.dumps(dataclasses.asdict(spec), indent=1))
+    _write_entry(path, SPEC_ENTRY, json.dumps(dataclasses.asdict(spec), indent=1))
     return spec
 
 
-def _write_entry(path: Path, text: str) -> None:
-    """Rewrite the zip with the spec entry replaced (written to a temporary file, then moved in place)."""
+def slim_model(model_path: str | Path) -> tuple[int, int]:
+    """Drop the optimizer's per-parameter state from a saved model, in place: (bytes before, bytes after).
+
+    The optimizer entry keeps its hyperparameters (``param_groups``), so SB3 loads the model as before;
+    every other entry, the policy's weights among them, is copied byte for byte.
+    """
+    import io
+
+    import torch as th
+
+    path = _zip_path(model_path)
+    before = path.stat().st_size
+    with zipfile.ZipFile(path) as archive:
+        if OPTIMIZER_ENTRY not in archive.namelist():
+            raise ModelSpecError(f"{path} has no {OPTIMIZER_ENTRY}: not a model saved by SB3")
+        state = th.load(io.BytesIO(archive.read(OPTIMIZER_ENTRY)), map_location="cpu", weights_only=True)
+    if not isinstance(state, dict) or "param_groups" not in state:
+        raise ModelSpecError(f"{path}: {OPTIMIZER_ENTRY} is not an optimizer's state dict")
+    buffer = io.BytesIO()
+    th.save({**state, "state": {}}, buffer)
+    _write_entry(path, OPTIMIZER_ENTRY, buffer.getvalue())
+    return before, path.stat().st_size
+
+
+def _write_entry(path: Path, name: str, data: str | bytes) -> None:
+    """Rewrite the zip with entry ``name`` replaced (written to a temporary file, then moved in place)."""
     fd, tmp = tempfile.mkstemp(suffix=".zip", dir=path.parent)
     os.close(fd)
     try:
         with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
             for item in src.infolist():
-                if item.filename != SPEC_ENTRY:
+                if item.filename != name:
                     dst.writestr(item, src.read(item.filename))
-            dst.writestr(SPEC_ENTRY, text)
+            dst.writestr(name, data)
+        shutil.copymode(path, tmp)  # mkstemp's file is private; keep the model's permissions
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -211,8 +243,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     stamp.add_argument("--obs-encoding", help="observation encoding (default: the env's default)")
     stamp.add_argument("--env-kwargs", default="{}", help="JSON dict of rule options")
     stamp.add_argument("--card", help="a text file: the model card to store with it")
+    slim = sub.add_parser("slim", help="drop the optimizer's state from a model kept to be played")
+    slim.add_argument("model")
     args = parser.parse_args(argv)
     try:
+        if args.command == "slim":
+            before, after = slim_model(args.model)
+            print(f"{args.model}: {before:,} -> {after:,} bytes")
+            return 0
         if args.command == "show":
             spec = read_model_spec(args.model)
             if spec is None:

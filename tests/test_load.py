@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agents.evaluate import play_episodes
-from agents.load import SPEC_ENTRY, ModelSpecError, load, main, read_model_spec, save_model_spec
+from agents.load import SPEC_ENTRY, ModelSpecError, load, main, read_model_spec, save_model_spec, slim_model
 
 ENV = "patience_gym/Golf-v0"
 
@@ -147,3 +147,37 @@ def test_watch_plays_a_stamped_model_with_its_own_encoding(stamped: Path, tmp_pa
     gif = tmp_path / "ppo.gif"
     assert watch(["--env", ENV, "--agent", f"ppo:{stamped}", "--seed", "1", "--out", str(gif)]) == 0
     assert gif.stat().st_size > 0
+
+
+def test_slim_keeps_the_policy_and_the_spec_and_drops_the_optimizer_state(stamped: Path, tmp_path: Path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    with zipfile.ZipFile(stamped) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    stamped.chmod(0o644)
+    full = MaskablePPO.load(stamped, device="cpu")
+    assert full.policy.optimizer.state_dict()["state"]  # trained: Adam holds its moments
+    before, after = slim_model(stamped)
+    assert after < before / 2 and stamped.stat().st_mode & 0o777 == 0o644
+    with zipfile.ZipFile(stamped) as archive:
+        for name, data in entries.items():
+            if name != "policy.optimizer.pth":
+                assert archive.read(name) == data, name  # the weights and the spec, byte for byte
+    slim = MaskablePPO.load(stamped, device="cpu")
+    assert slim.policy.optimizer.state_dict()["state"] == {}
+    assert slim.policy.optimizer.param_groups[0]["lr"] == full.policy.optimizer.param_groups[0]["lr"]
+    env = gym.make(ENV, obs_encoding="ranks")
+    obs, info = env.reset(seed=3)
+    for _ in range(20):
+        masks = info["action_mask"].astype(bool)
+        action, _ = full.predict(obs, action_masks=masks, deterministic=True)
+        assert slim.predict(obs, action_masks=masks, deterministic=True)[0] == action
+        obs, _, terminated, truncated, info = env.step(int(action))
+        if terminated or truncated:
+            obs, info = env.reset()
+    assert read_model_spec(stamped) is not None
+    not_a_model = tmp_path / "other.zip"
+    with zipfile.ZipFile(not_a_model, "w") as archive:
+        archive.writestr("data", "{}")
+    with pytest.raises(ModelSpecError, match="no policy.optimizer.pth"):
+        slim_model(not_a_model)
