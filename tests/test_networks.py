@@ -289,12 +289,18 @@ def test_move_list_scorer_batches_like_single_observations():
     ],
 )
 def test_shipped_move_scorer_models_keep_their_optimizer_state_aligned(model):
-    """The nets are built in the order the shipped models were trained with, so training can go on from them."""
+    """The shipped models carry no Adam moments (``agents.load slim``); training goes on from them: the
+    loaded optimizer covers every parameter of the policy, and a step gives each its moments."""
     from sb3_contrib import MaskablePPO
 
     policy = MaskablePPO.load(model, device="cpu").policy
     params = policy.optimizer.param_groups[0]["params"]
     assert len(params) == len(list(policy.parameters()))
+    assert all(p is q for p, q in zip(params, policy.parameters()))
+    assert policy.optimizer.state_dict()["state"] == {}
+    policy.optimizer.zero_grad()
+    sum(p.square().sum() for p in policy.parameters()).backward()
+    policy.optimizer.step()
     for param in params:
         state = policy.optimizer.state[param]
         assert state["exp_avg"].shape == param.shape
