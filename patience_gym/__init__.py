@@ -26,5 +26,5 @@ for _env_id, (_entry_point, _limit) in ENVS.items():
             id=_env_id,
             entry_point=_entry_point,
             max_episode_steps=_limit,
-            vector_entry_point=_entry_point.replace(".envs.", ".vector."),  # batched kernels (numba), on use
+            vector_entry_point="patience_gym.vector:" + _entry_point.split(":")[1],  # batched kernels (numba), on use
         )

@@ -87,7 +87,6 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         self.state: Any = None
         self._mask = np.zeros(self.game.num_actions, dtype=bool)
         self._over = True
-        self._obs: np.ndarray | None = None
         self._last_action: int | None = None  # the move the picture frames (render_mode="rgb_array")
         self._previous: Any = None  # the position before it
 
@@ -119,7 +118,7 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         self._refresh()
         if self.render_mode == "human":
             self.render()
-        return self._obs, self._info(illegal=False)  # type: ignore[return-value]
+        return self.observer.observe(self.state), self._info(illegal=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.state is None:
@@ -133,7 +132,7 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         self._refresh()
         if self.render_mode == "human":
             self.render()
-        return self._obs, reward, self._over, False, self._info(illegal=False)  # type: ignore[return-value]
+        return self.observer.observe(self.state), reward, self._over, False, self._info(illegal=False)
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         if self.state is None or self.render_mode is None:
@@ -193,7 +192,6 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
             self._mask = np.zeros(self.game.num_actions, dtype=bool)
         else:
             self._mask = self.game.legal_mask(self.state)
-        self._obs = self.observer.observe(self.state)
 
     def _info(self, illegal: bool) -> dict[str, Any]:
         info = {
@@ -210,4 +208,5 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
             legal = ", ".join(f"{a} ({self.game.describe_action(a)})" for a in self.legal_actions()) or "none"
             shown = self.game.describe_action(action) if 0 <= action < self.game.num_actions else "out of range"
             raise IllegalActionError(f"illegal action {action} ({shown}) in {self.game.name}; legal: {legal}")
-        return self._obs.copy(), ILLEGAL_ACTION_REWARD, self._over, False, self._info(illegal=True)  # type: ignore[union-attr]
+        # a fresh observation: the one handed out before is the caller's, who may have written into it
+        return self.observer.observe(self.state), ILLEGAL_ACTION_REWARD, self._over, False, self._info(illegal=True)

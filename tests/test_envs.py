@@ -133,3 +133,22 @@ def test_works_with_maskable_ppo_vec_env(env_id):
     vec.reset()
     masks = get_action_masks(vec)
     assert masks.shape == (2, vec.action_space.n) and masks.any(axis=1).all()
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_writing_into_returned_arrays_never_changes_the_env(env_id):
+    """Issue 32: what step/reset hand out is the caller's; an untouched twin plays the same (illegal moves too)."""
+    for encoding in encodings(env_id):
+        scribbled, twin = gym.make(env_id, obs_encoding=encoding), gym.make(env_id, obs_encoding=encoding)
+        got, want = scribbled.reset(seed=4), twin.reset(seed=4)
+        rng = np.random.default_rng(0)
+        for t in range(40):
+            np.testing.assert_array_equal(got[0], want[0], err_msg=f"{encoding} step {t}")
+            np.testing.assert_array_equal(got[-1]["action_mask"], want[-1]["action_mask"])
+            for value in (got[0], got[-1]["action_mask"], scribbled.unwrapped.action_masks()):
+                value[...] = 1
+            if want[2] if len(want) == 5 else False:
+                break
+            mask = twin.unwrapped.action_masks()
+            action = int(np.flatnonzero(~mask)[0]) if t % 3 == 0 and not mask.all() else masked_random_action(rng, mask)
+            got, want = scribbled.step(action), twin.step(action)

@@ -87,6 +87,189 @@ def test_every_batched_game_names_a_wrong_shape_or_dtype_before_its_kernels_run(
         with pytest.raises(error, match=message):
             call()
     assert np.array_equal(game.observe(), before)  # nothing was played or dealt
-    with pytest.raises(ValueError, match="read-only"):  # the kernels trust the masks: they cannot be written
-        game.masks()[0, 0] = True
+    with pytest.raises(ValueError, match="read-only"):  # the kernels trust their masks: they cannot be written
+        game.legal()[0, 0] = True
+    handed = game.masks()  # the caller's own copy: writing into it never reaches the kernels
+    handed[:] = ~handed
+    assert np.array_equal(game.masks(), ~handed)
     assert game.step_reset(np.zeros(3, dtype=np.uint8), resetting)[0][0] == 0.0  # any integer dtype, reset env
+
+
+# --- the vector env's fronts: arrays handed out, masks at episode ends, input checks -----------------
+BATCHED = sorted(__import__("patience_gym.vector", fromlist=["x"]).BATCHED_GAMES)
+MODES = ["NextStep", "SameStep"]
+#: A short step limit, so that every game (the Miss Milligan family's too) ends within a few dozen steps.
+SHORT = 30
+
+
+def _scribble(value: object) -> None:
+    """Write over every array in ``value`` (nested dicts too), as a careless caller might."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _scribble(item)
+    elif isinstance(value, np.ndarray) and value.size:
+        if not value.flags.writeable:
+            value.flags.writeable = True  # raises for a read-only view of a read-only array: the engine is safe
+        if value.dtype == np.bool_:
+            value[...] = ~value
+        else:
+            value[...] = 7
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+
+
+def _copy(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    return np.array(value, copy=True)
+
+
+@pytest.mark.parametrize("encoding", ["ids", "planes"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("env_id", BATCHED)
+def test_writing_into_every_returned_array_never_changes_the_engine(env_id: str, mode: str, encoding: str) -> None:
+    """Issue 32: obs, rewards, flags, masks and every info entry are the caller's; an untouched twin agrees."""
+    import gymnasium as gym
+
+    def make() -> gym.vector.VectorEnv:
+        return gym.make_vec(
+            env_id, num_envs=4, vectorization_mode="vector_entry_point", obs_encoding=encoding,
+            max_episode_steps=SHORT, autoreset_mode=mode,
+        )  # fmt: skip
+
+    scribbled, twin = make(), make()
+    rng = np.random.default_rng(0)
+    ends = 0
+    for call in range(3 * SHORT + 5):
+        if call in (0, 2 * SHORT):  # the second reset is the one `_score` written False used to skip
+            kwargs = {"seed": 123 if call else 5}
+            got, want = scribbled.reset(**kwargs), twin.reset(**kwargs)
+        else:
+            masks = twin.action_masks()
+            actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+            if call % 7 == 0:
+                actions[0] = masks.shape[1] + 3  # an illegal action now and then
+            got, want = scribbled.step(actions), twin.step(actions)
+            ends += int((want[2] | want[3]).sum())
+        got_masks = scribbled.action_masks()
+        assert _same(got, want), (call, env_id, mode)
+        assert np.array_equal(got_masks, twin.action_masks()), call
+        _scribble(dict(enumerate(got)))
+        _scribble(got_masks)
+    assert ends > 0  # the loop went through episode ends and autoresets
+
+
+def _masked_softmax_sample(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    logits = np.where(masks, rng.normal(size=masks.shape), -np.inf)
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    assert not np.isnan(probs).any(), "an all-False mask row"
+    return np.array([rng.choice(len(p), p=p) for p in probs])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("env_id", BATCHED)
+def test_a_masked_softmax_samples_through_thousands_of_episode_ends(env_id: str, mode: str) -> None:
+    """Issue 32: a row awaiting its reset is all True ("any action; it is ignored"), never all-False."""
+    import gymnasium as gym
+
+    env = gym.make_vec(
+        env_id, num_envs=64, vectorization_mode="vector_entry_point", max_episode_steps=12,
+        autoreset_mode=mode,
+    )  # fmt: skip
+    rng = np.random.default_rng(1)
+    _, info = env.reset(seed=0)
+    ends = 0
+    while ends < 2000:
+        masks = env.action_masks()
+        assert np.array_equal(info["action_mask"].astype(bool), masks)
+        assert masks.any(axis=1).all()
+        _, _, terminated, truncated, info = env.step(_masked_softmax_sample(rng, masks))
+        done = terminated | truncated
+        ends += int(done.sum())
+        if mode == "NextStep":
+            assert env.action_masks()[done].all()  # awaiting reset: any action
+    assert ends >= 2000
+
+
+@pytest.mark.parametrize("env_id", BATCHED)
+def test_the_sb3_adapter_masks_the_new_games_at_episode_ends(env_id: str) -> None:
+    from patience_gym.vector.sb3 import make_sb3_vec_env
+
+    venv = make_sb3_vec_env(env_id, 16, seed=3, env_kwargs={"max_episode_steps": 10})
+    venv.reset()
+    rng = np.random.default_rng(2)
+    ends = 0
+    for _ in range(40):
+        masks = venv.action_masks()
+        assert masks.any(axis=1).all()
+        _, _, dones, infos = venv.step(_masked_softmax_sample(rng, masks))
+        ends += int(dones.sum())
+        new_masks = venv.action_masks()
+        for i, info in enumerate(infos):  # the mask that goes with the observation returned
+            assert np.array_equal(np.asarray(info["action_mask"], dtype=bool), new_masks[i])
+    assert ends > 0
+
+
+def test_the_sync_fallback_has_action_masks_and_the_same_mask_rule() -> None:
+    import gymnasium as gym
+
+    with pytest.warns(UserWarning, match="SyncVectorEnv"):
+        env = gym.make_vec(
+            "patience_gym/Golf-v0", num_envs=4, vectorization_mode="vector_entry_point", obs_encoding="ranks"
+        )
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(200):
+        masks = env.action_masks()
+        assert masks.dtype == np.bool_ and masks.any(axis=1).all()
+        assert np.array_equal(info["action_mask"].astype(bool), masks)
+        _, _, terminated, truncated, info = env.step(_masked_softmax_sample(rng, masks))
+        ends += int((terminated | truncated).sum())
+    assert ends > 0
+
+
+def test_the_vector_env_names_bad_settings_and_inputs() -> None:
+    import gymnasium as gym
+
+    from patience_gym.core import IllegalActionError
+
+    def make(**kwargs: object) -> gym.vector.VectorEnv:
+        return gym.make_vec("patience_gym/Golf-v0", num_envs=2, vectorization_mode="vector_entry_point", **kwargs)
+
+    with pytest.raises(ValueError, match="batched envs do not render"):
+        make(render_mode="bogus")
+    for mode in ("next-step", "Disabled", "bogus"):
+        with pytest.raises(ValueError, match=r"AutoresetMode.NEXT_STEP \('NextStep'\) or AutoresetMode.SAME_STEP"):
+            make(autoreset_mode=mode)
+    env = make(illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match=r"reset options must be a dict \(or None\), got list"):
+        env.reset(options=[1])  # type: ignore[arg-type]
+    with pytest.raises(IllegalActionError, match="illegal action 18446744073709551615 \\(out of range\\) in env 0"):
+        env.step(np.array([2**64 - 1, 0], dtype=np.uint64))
+
+
+def test_make_vec_without_numba_names_the_vector_extra() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['numba'] = None\n"
+        "import gymnasium as gym, patience_gym\n"
+        "try:\n"
+        "    gym.make_vec('patience_gym/Golf-v0', num_envs=2, vectorization_mode='vector_entry_point')\n"
+        "except ModuleNotFoundError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert "needs numba: pip install 'patience_gym[vector]'" in out.stdout, out.stderr

@@ -318,7 +318,7 @@ def test_importing_patience_gym_stays_light() -> None:
     code = "import sys, patience_gym; print(sorted(m for m in ('numba', 'torch') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-    assert gym.spec(GOLF).vector_entry_point == "patience_gym.vector.golf:GolfEnv"
+    assert gym.spec(GOLF).vector_entry_point == "patience_gym.vector:GolfEnv"
     assert set(patience_gym.ENVS) >= {GOLF, ROUND}
 
 

@@ -9,9 +9,13 @@ game family. This package module imports neither numba nor torch.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+import importlib.util
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from gymnasium.vector import VectorEnv
+
     from patience_gym.vector.base import BatchedGame
 
 #: env id -> "module:BatchedGame subclass" (imported on use).
@@ -26,10 +30,17 @@ BATCHED_GAMES: dict[str, str] = {
 
 
 def batched_game_class(env_id: str) -> type[BatchedGame]:
-    """The ``BatchedGame`` class of ``env_id``; ValueError naming the envs that have one."""
+    """The ``BatchedGame`` class of ``env_id``; ValueError naming the envs that have one,
+    ModuleNotFoundError naming the ``[vector]`` extra where numba is not installed."""
     target = BATCHED_GAMES.get(env_id)
     if target is None:
         raise ValueError(f"{env_id!r} has no batched engine; batched envs: {', '.join(sorted(BATCHED_GAMES))}")
+    if importlib.util.find_spec("numba") is None:
+        raise ModuleNotFoundError(
+            "patience_gym's batched engine needs numba: pip install 'patience_gym[vector]' "
+            "(or use gym.make_vec(..., vectorization_mode='sync'))",
+            name="numba",
+        )
     module, name = target.split(":")
     cls: type[BatchedGame] = getattr(importlib.import_module(module), name)
     return cls
@@ -41,3 +52,28 @@ def batched_supported(env_id: str, obs_encoding: str | None = None) -> bool:
         return False
     cls = batched_game_class(env_id)
     return obs_encoding is None or obs_encoding in cls.encodings
+
+
+def make_batched_env(env_id: str, num_envs: int = 1, **kwargs: Any) -> VectorEnv:  # type: ignore[type-arg]
+    """``num_envs`` games of ``env_id`` as a gymnasium ``VectorEnv`` (see ``base.make_vector_env``)."""
+    game_cls = batched_game_class(env_id)  # checks numba before any kernel module is imported
+    from patience_gym.vector.base import make_vector_env
+
+    return make_vector_env(game_cls, num_envs, **kwargs)
+
+
+def _entry_point(env_id: str) -> Callable[..., Any]:
+    def entry_point(num_envs: int = 1, **kwargs: Any) -> Any:
+        return make_batched_env(env_id, num_envs, **kwargs)
+
+    entry_point.__doc__ = f"The registered ``vector_entry_point`` of ``{env_id}``: ``make_batched_env``."
+    return entry_point
+
+
+# The registered vector entry points (``gym.make_vec``), importable without numba.
+GolfEnv = _entry_point("patience_gym/Golf-v0")
+GolfRoundEnv = _entry_point("patience_gym/GolfRound-v0")
+PussInTheCornerEnv = _entry_point("patience_gym/PussInTheCorner-v0")
+MissMilliganEnv = _entry_point("patience_gym/MissMilligan-v0")
+GiantEnv = _entry_point("patience_gym/Giant-v0")
+MissMilliganPocketEnv = _entry_point("patience_gym/MissMilliganPocket-v0")

@@ -111,11 +111,19 @@ class BatchedGame(abc.ABC):
         illegal[resetting] = False
         return reward, terminated, illegal
 
-    @abc.abstractmethod
     def masks(self) -> np.ndarray:
         """Legal actions, bool [N, num_actions]; all-False exactly where the game is over.
 
-        Read-only (the kernels trust it): copy it to change it or to keep it past a step.
+        A fresh array, the caller's to keep or change.
+        """
+        return self.legal().copy()
+
+    @abc.abstractmethod
+    def legal(self) -> np.ndarray:
+        """The engine's own legal-action array, bool [N, num_actions] (``masks()`` without the copy).
+
+        Read-only, valid until the next step or reset: for the engine's fronts, which copy what
+        they hand out; writing into it (after setting its flags) could drive a kernel out of bounds.
         """
 
     @abc.abstractmethod
@@ -195,7 +203,12 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
 
     ``infos`` always carry ``action_mask`` (int8 [N, A]), ``score``, ``won`` and
     ``illegal_action`` plus the game's further keys, each with its ``_key`` mask.
-    ``action_masks()`` gives the bool masks (sb3-contrib's name).
+    ``action_masks()`` gives the bool masks (sb3-contrib's name). In next-step mode the
+    mask row of an env whose game has ended (awaiting its reset) is all True: any action,
+    it is ignored (as pgx does), so a masked sampler never sees an all-False row.
+
+    Every array handed out (observations, rewards, terminations, truncations, masks and
+    every info entry) is fresh: writing into it never changes the engine.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -213,9 +226,12 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
 
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"unknown illegal_action {illegal_action!r}; choose one of {list(ILLEGAL_ACTION_MODES)}")
-        mode = AutoresetMode(autoreset_mode)
-        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
-            raise ValueError(f"autoreset_mode {mode.value!r} is not supported; use next-step or same-step")
+        mode = _autoreset_mode(autoreset_mode)
+        if render_mode is not None:
+            raise ValueError(
+                f"render_mode {render_mode!r}: batched envs do not render (render_mode must be None); "
+                "for pictures use gym.make, or gym.make_vec(..., vectorization_mode='sync')"
+            )
         limit = ENVS[game.env_id][1] if max_episode_steps is None else max_episode_steps
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
             raise ValueError(f"max_episode_steps must be a positive integer, got {limit!r}")
@@ -224,13 +240,14 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.max_episode_steps = int(limit)
         self.illegal_action = illegal_action
         self.autoreset_mode = mode
-        self.render_mode = render_mode  # accepted like the single env; batched envs do not render
+        self.render_mode = None
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.single_observation_space = game.single_observation_space
         self.single_action_space = spaces.Discrete(game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
+        #: Envs whose game ended in the last step and that the next step resets (next-step mode).
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._all = np.ones(self.num_envs, dtype=bool)
         self._none = np.zeros(self.num_envs, dtype=bool)
@@ -240,10 +257,12 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict (or None), got {type(options).__name__}: {options!r}")
         options = dict(options or {})
         which = self._all
         if "reset_mask" in options:
-            which = np.asarray(options.pop("reset_mask"))
+            which = np.array(options.pop("reset_mask"))  # a copy: the caller's array stays theirs
             if which.dtype != np.bool_ or which.shape != (self.num_envs,):
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
         if options:
@@ -263,7 +282,6 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
             raise RuntimeError("call reset() before step()")
         resetting = self._autoreset if self.autoreset_mode is AutoresetMode.NEXT_STEP else self._none
         if self.illegal_action == "raise":
-            actions = self.game.check_vector(actions, "actions", np.int64)
             self._raise_illegal(actions, resetting)
         reward, terminated, illegal = self.game.step_reset(actions, resetting)  # checks the actions' shape and dtype
         truncated, done = _track(resetting, self._steps, self.max_episode_steps, reward, terminated, illegal)
@@ -276,31 +294,44 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.game.reset(done)
         self._steps[done] = 0
         infos = self._infos(np.where(done, False, illegal), self._all)
-        infos.update({"final_obs": final_obs, "_final_obs": done, "final_info": final_info, "_final_info": done})
+        infos.update({"final_obs": final_obs, "_final_obs": done.copy(), "final_info": final_info})
+        infos["_final_info"] = done.copy()
         return self.game.observe(), reward, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions, bool [N, A] (all-False for an env whose episode just ended)."""
-        return self.game.masks().copy()
+        """Legal actions, bool [N, A], a fresh array.
+
+        The row of an env whose game ended in the last step and that the next step resets
+        (next-step autoreset) is all True: any action, it is ignored. No row is ever all-False.
+        """
+        masks = self.game.masks()
+        masks[self._autoreset] = True
+        return masks
 
     # --- internals ---------------------------------------------------------
     def _infos(self, illegal: np.ndarray, present: np.ndarray) -> dict[str, Any]:
+        """The info dict: fresh arrays only (a caller writing into one never reaches the engine)."""
+        action_mask = self.game.legal().astype(np.int8)
+        action_mask[self._autoreset] = 1  # awaiting its reset: any action (see ``action_masks``)
         values = {
-            "action_mask": self.game.masks().astype(np.int8),
+            "action_mask": action_mask,
             "score": self.game.scores(),
             "won": self.game.won(),
-            "illegal_action": illegal,
+            "illegal_action": illegal.copy(),
             **self.game.infos(),
         }
         infos: dict[str, Any] = {}
         for key, value in values.items():
             infos[key] = value
-            infos["_" + key] = present
+            infos["_" + key] = present.copy()
         return infos
 
-    def _raise_illegal(self, actions: np.ndarray, resetting: np.ndarray) -> None:
-        masks = self.game.masks()
-        in_range = (actions >= 0) & (actions < self.game.num_actions)
+    def _raise_illegal(self, actions: Any, resetting: np.ndarray) -> None:
+        """IllegalActionError naming the first env whose action is not legal there (resetting envs aside)."""
+        given = np.asarray(actions)
+        actions = self.game.check_vector(actions, "actions", np.int64)
+        masks = self.game.legal()
+        in_range = (given >= 0) & (given < self.game.num_actions)
         legal = np.zeros(self.num_envs, dtype=bool)
         rows = np.flatnonzero(in_range)
         legal[rows] = masks[rows, actions[rows]]
@@ -308,12 +339,50 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
         if bad.size == 0:
             return
         i = int(bad[0])
-        a = int(actions[i])
+        a = int(given[i])
         shown = self.game.game.describe_action(a) if in_range[i] else "out of range"
         moves = ", ".join(f"{m} ({self.game.game.describe_action(int(m))})" for m in np.flatnonzero(masks[i]))
         raise IllegalActionError(
             f"illegal action {a} ({shown}) in env {i} of {self.game.env_id}; legal there: {moves or 'none'}"
         )
+
+
+def _autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
+    """``value`` as one of the two autoreset modes batched envs play; ValueError naming the accepted values."""
+    accepted = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+    try:
+        mode = AutoresetMode(value)
+    except ValueError:
+        mode = None
+    if mode not in accepted:
+        names = " or ".join(f"AutoresetMode.{m.name} ({m.value!r})" for m in accepted)
+        raise ValueError(f"autoreset_mode {value!r} is not supported by batched envs; use {names}")
+    return mode
+
+
+class MaskedSyncVectorEnv(gymnasium.vector.SyncVectorEnv):
+    """gymnasium's ``SyncVectorEnv`` with ``action_masks()`` and the batched envs' mask rule.
+
+    In next-step mode, the mask row of an env awaiting its reset is all True (any action,
+    it is ignored), in ``action_masks()`` and ``infos["action_mask"]`` alike.
+    """
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        obs, reward, terminated, truncated, infos = super().step(actions)
+        if "action_mask" in infos:
+            infos["action_mask"][self._awaiting_reset()] = 1
+        return obs, reward, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions, bool [N, A], a fresh array; all True in a row awaiting its reset."""
+        masks = np.stack([env.unwrapped.action_masks() for env in self.envs])
+        masks[self._awaiting_reset()] = True
+        return masks
+
+    def _awaiting_reset(self) -> np.ndarray:
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            return np.asarray(self._autoreset_envs, dtype=bool)
+        return np.zeros(self.num_envs, dtype=bool)
 
 
 def make_vector_env(
@@ -348,7 +417,7 @@ def make_vector_env(
             render_mode=render_mode,
             **rule_options,
         )
-        return gymnasium.vector.SyncVectorEnv([make_one] * num_envs, autoreset_mode=autoreset_mode)
+        return MaskedSyncVectorEnv([make_one] * num_envs, autoreset_mode=_autoreset_mode(autoreset_mode))
     game = game_cls(num_envs, obs_encoding=encoding, **rule_options)
     return BatchedVectorEnv(
         game,

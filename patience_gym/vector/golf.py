@@ -29,7 +29,7 @@ from patience_gym.games.golf import (
     _fits_table,
 )
 from patience_gym.vector import rng as vrng
-from patience_gym.vector.base import BatchedGame, make_vector_env, read_only
+from patience_gym.vector.base import BatchedGame, read_only
 
 PLANES_SIZE = 52 * PLANE_WIDTH + 1
 #: The runs search's node cap, as the single env's (``golf_runs.MAX_NODES``; a test checks they agree).
@@ -440,7 +440,7 @@ class BatchedGolf(BatchedGame):
         )
         return result
 
-    def masks(self) -> np.ndarray:
+    def legal(self) -> np.ndarray:
         return self._masks_view
 
     def observe(self) -> np.ndarray:
@@ -474,13 +474,3 @@ class BatchedGolfRound(BatchedGolf):
 
     def infos(self) -> dict[str, np.ndarray]:
         return {"hole": self.hole + 1, "hole_scores": self.hole_scores.copy()}
-
-
-def GolfEnv(num_envs: int = 1, **kwargs: Any) -> Any:
-    """``vector_entry_point`` of ``patience_gym/Golf-v0``."""
-    return make_vector_env(BatchedGolf, num_envs, **kwargs)
-
-
-def GolfRoundEnv(num_envs: int = 1, **kwargs: Any) -> Any:
-    """``vector_entry_point`` of ``patience_gym/GolfRound-v0``."""
-    return make_vector_env(BatchedGolfRound, num_envs, **kwargs)

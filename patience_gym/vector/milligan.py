@@ -17,7 +17,7 @@ import numpy as np
 from patience_gym.games.milligan import IDLE_LIMIT, OBS_SIZE, MilliganGame
 from patience_gym.games.milligan_tables import MAX_COLUMN, MAX_RUN, MAX_STOCK, NUM_ACTIONS, NUM_COLUMNS, TOTAL_CARDS
 from patience_gym.vector import milligan_kernels as K
-from patience_gym.vector.base import BatchedGame, make_vector_env, read_only
+from patience_gym.vector.base import BatchedGame, read_only
 
 _DOWN = {"never": 0, "stock_out": 1, "anytime": 2}
 _RESERVE = {"": 0, "waiver": 1, "pocket": 2}
@@ -77,8 +77,8 @@ class BatchedMilligan(BatchedGame):
         K.step_kernel(actions, resetting, self.rng_states, self._deck, reward, terminated, illegal, *self._args)
         return reward, terminated, illegal
 
-    def masks(self) -> np.ndarray:
-        """Legal actions, bool ``[N, 1010]`` (a read-only view of the engine's array: copy it to keep it)."""
+    def legal(self) -> np.ndarray:
+        """The engine's legal actions, bool ``[N, 1010]`` (a read-only view of the kernels' array)."""
         return self._masks_view
 
     def observe(self) -> np.ndarray:
@@ -132,18 +132,3 @@ class BatchedMissMilliganPocket(BatchedMilligan):
     """Miss Milligan, pocket version (no rule options)."""
 
     env_id = "patience_gym/MissMilliganPocket-v0"
-
-
-def MissMilliganEnv(num_envs: int = 1, **kwargs: Any) -> Any:
-    """``vector_entry_point`` of ``patience_gym/MissMilligan-v0``."""
-    return make_vector_env(BatchedMissMilligan, num_envs, **kwargs)
-
-
-def GiantEnv(num_envs: int = 1, **kwargs: Any) -> Any:
-    """``vector_entry_point`` of ``patience_gym/Giant-v0``."""
-    return make_vector_env(BatchedGiant, num_envs, **kwargs)
-
-
-def MissMilliganPocketEnv(num_envs: int = 1, **kwargs: Any) -> Any:
-    """``vector_entry_point`` of ``patience_gym/MissMilliganPocket-v0``."""
-    return make_vector_env(BatchedMissMilliganPocket, num_envs, **kwargs)

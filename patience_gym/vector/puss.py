@@ -52,7 +52,7 @@ from patience_gym.games.puss import (
     TO_FOUNDATION,
 )
 from patience_gym.vector import rng as vrng
-from patience_gym.vector.base import BatchedGame, make_vector_env, read_only
+from patience_gym.vector.base import BatchedGame, read_only
 
 # --- the row ``g[i]`` of env ``i`` ----------------------------------------------
 POS, PACK_LEN, HAND, PASS, SEVEN, RLEN, SCORE = range(7)
@@ -442,8 +442,8 @@ class BatchedPuss(BatchedGame):
         self._masks = None
         return result
 
-    def masks(self) -> np.ndarray:
-        """Legal actions, bool [N, 53], read-only; the same array until the next step or reset."""
+    def legal(self) -> np.ndarray:
+        """The engine's legal actions, bool [N, 53], read-only; the same array until the next step or reset."""
         if self._masks is None:
             self._masks = read_only(_masks_kernel(self._bits).reshape(self.num_envs, NUM_ACTIONS).view(np.bool_))
         return self._masks
@@ -467,8 +467,3 @@ class BatchedPuss(BatchedGame):
         if not self._all_dealt:
             self._dealt |= which
             self._all_dealt = bool(self._dealt.all())
-
-
-def PussInTheCornerEnv(num_envs: int = 1, **kwargs: Any) -> Any:
-    """``vector_entry_point`` of ``patience_gym/PussInTheCorner-v0``: a ``BatchedVectorEnv`` over ``BatchedPuss``."""
-    return make_vector_env(BatchedPuss, num_envs, **kwargs)

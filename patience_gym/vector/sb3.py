@@ -2,7 +2,8 @@
 
 SB3's autoreset: when env ``i`` finishes, ``step_wait`` returns the new game's
 observation, and ``infos[i]`` (the finished game's info) carries
-``terminal_observation`` and ``TimeLimit.truncated``, as ``DummyVecEnv`` does.
+``terminal_observation`` and ``TimeLimit.truncated``, as ``DummyVecEnv`` does; its
+``action_mask`` is the new game's, the mask of the observation returned.
 sb3-contrib's MaskablePPO reads the masks through ``env_method("action_masks")``.
 """
 
@@ -93,7 +94,8 @@ class BatchedSB3VecEnv(VecEnv):
         return list(indices)
 
     def _per_env(self, infos: dict[str, Any], dones: np.ndarray, cut: np.ndarray | None = None) -> list[dict[str, Any]]:
-        """One info dict per env; a finished env's holds its finished game's values.
+        """One info dict per env; a finished env's holds its finished game's values, except
+        ``action_mask``: always the mask of the observation returned (the new game's), never all-False.
 
         ``cut`` (when given) fills ``TimeLimit.truncated``, as SB3's ``DummyVecEnv`` does every step.
         """
@@ -102,7 +104,7 @@ class BatchedSB3VecEnv(VecEnv):
         for key, value in infos.items():
             if key.startswith("_") or key in ("final_obs", "final_info"):
                 continue
-            if key in final and dones.any():
+            if key in final and key != "action_mask" and dones.any():
                 value = np.where(dones.reshape(-1, *([1] * (value.ndim - 1))), final[key], value)
             columns[key] = list(value) if value.ndim > 1 else value.tolist()
         masks, scores, won, illegal = (columns.pop(k) for k in ("action_mask", "score", "won", "illegal_action"))
