@@ -169,13 +169,16 @@ def test_make_vec_uses_the_kernels_with_autoreset_and_truncation() -> None:
     obs_s, info_s = sync.reset(seed=5)
     rng = np.random.default_rng(5)
     truncated_seen = 0
+    awaiting = np.zeros(n, dtype=bool)
     for _ in range(150):
         assert np.array_equal(obs_b, obs_s)
+        info_s["action_mask"][awaiting] = 1  # a game awaiting its reset: any action, it is ignored
         for key in ("action_mask", "score", "won", "stock_left", "idle_moves_left"):
             assert np.array_equal(info_b[key], info_s[key]), key
         actions = np.array([np.flatnonzero(m)[rng.integers(m.sum())] if m.any() else 0 for m in info_b["action_mask"]])
         obs_b, r_b, te_b, tr_b, info_b = batched.step(actions)
         obs_s, r_s, te_s, tr_s, info_s = sync.step(actions)
         assert np.array_equal(r_b, r_s) and np.array_equal(te_b, te_s) and np.array_equal(tr_b, tr_s)
+        awaiting = te_b | tr_b
         truncated_seen += int(tr_b.sum())
     assert truncated_seen > 0

@@ -186,8 +186,10 @@ def test_make_vec_matches_sync_vector_env() -> None:
     assert np.array_equal(obs, sync_obs)
     rng = np.random.default_rng(0)
     ended = 0
+    awaiting = np.zeros(4, dtype=bool)
     for _ in range(700):
         mask = infos["action_mask"].astype(bool)
+        sync_infos["action_mask"][awaiting] = 1  # a game awaiting its reset: any action, it is ignored
         assert np.array_equal(mask, sync_infos["action_mask"].astype(bool))
         actions = choose(rng, mask, np.zeros(4, dtype=bool))
         obs, reward, terminated, truncated, infos = vec.step(actions)
@@ -195,6 +197,7 @@ def test_make_vec_matches_sync_vector_env() -> None:
         assert np.array_equal(obs, sync_obs) and np.array_equal(reward, sync_reward)
         assert np.array_equal(terminated, sync_terminated) and np.array_equal(truncated, sync_truncated)
         assert np.array_equal(infos["score"], sync_infos["score"])
+        awaiting = terminated | truncated
         ended += int(terminated.sum())
     assert ended >= 4
 
