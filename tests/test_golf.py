@@ -211,6 +211,39 @@ def test_bad_deals_raise_naming_the_problem(deal, message):
         env.reset(options={"deal": deal})
 
 
+GOLF_DEAL_IS = r"a Golf deal is the 52 card codes in dealing order \(the links row by row, then the stock\)"
+ROUND_DEAL_IS = r"a GolfRound deal is a list of 9 deals, one per hole, each a Golf deal: the 52 card codes"
+
+
+@pytest.mark.parametrize(
+    ("env_id", "deal", "message"),
+    [
+        ("patience_gym/Golf-v0", None, rf"{GOLF_DEAL_IS}.*got NoneType"),
+        ("patience_gym/Golf-v0", 5, rf"{GOLF_DEAL_IS}.*got int"),
+        ("patience_gym/Golf-v0", [None] * 52, rf"{GOLF_DEAL_IS}.*card code must be a string, got None"),
+        ("patience_gym/GolfRound-v0", None, rf"{ROUND_DEAL_IS}.*; got NoneType"),
+        ("patience_gym/GolfRound-v0", 5, rf"{ROUND_DEAL_IS}.*; got int"),
+        ("patience_gym/GolfRound-v0", {"a": 1}, rf"{ROUND_DEAL_IS}.*; got dict"),
+        ("patience_gym/GolfRound-v0", "AS 2S", rf"{ROUND_DEAL_IS}.*; got str"),
+        ("patience_gym/GolfRound-v0", [BOOK_DEAL] * 8, rf"{ROUND_DEAL_IS}.*; got 8 items"),
+        ("patience_gym/GolfRound-v0", BOOK_DEAL, rf"{ROUND_DEAL_IS}.*; got 52 items"),
+        ("patience_gym/GolfRound-v0", [None] * 9, rf"the deal of hole 1: {GOLF_DEAL_IS}.*got NoneType"),
+        ("patience_gym/GolfRound-v0", [BOOK_DEAL] * 8 + [[1, 2]], r"the deal of hole 9: .*card code must be a string"),
+        ("patience_gym/GolfRound-v0", [BOOK_DEAL] * 8 + [BOOK_DEAL[:-1]], "the deal of hole 9 must hold each"),
+    ],
+)
+def test_a_deal_of_the_wrong_shape_says_what_a_deal_is(env_id, deal, message):
+    env = gym.make(env_id)
+    with pytest.raises(ValueError, match=message):
+        env.reset(options={"deal": deal})
+
+
+def test_a_round_deal_may_give_each_hole_as_a_list_or_a_string():
+    game = GolfRound()
+    as_text = game.from_deal([" ".join(BOOK_DEAL)] * 9)
+    assert as_text == game.from_deal([BOOK_DEAL] * 9) == game.from_deal(tuple(tuple(BOOK_DEAL) for _ in range(9)))
+
+
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
