@@ -318,6 +318,52 @@ def test_bad_board_text(text, message):
         Golf().from_text(text)
 
 
+@pytest.mark.parametrize(("env_id", "playouts"), [("patience_gym/Golf-v0", 40), ("patience_gym/GolfRound-v0", 4)])
+def test_board_text_of_every_position_in_play_round_trips(env_id, playouts):
+    """Seeded random playouts: each position's (each hole in play's) board text resets Golf to that hole.
+
+    The text keeps the waste's top card only; the cards it does not name are the played ones under it.
+    """
+    rng = np.random.default_rng(7)
+    env = gym.make(env_id)
+    encodings = env.unwrapped.obs_encodings
+    boards = {enc: gym.make("patience_gym/Golf-v0", obs_encoding=enc) for enc in encodings}
+    states = {enc: gym.make("patience_gym/Golf-v0", obs_encoding=enc) for enc in encodings}
+    checked = 0
+    for seed in range(playouts):
+        _, info = env.reset(seed=seed)
+        done = False
+        while True:
+            full = env.unwrapped.state_dict()
+            hole = full.get("hole_state", full)  # a round's board is its hole in play
+            text = format_board(full)
+            assert text == format_board(hole)
+            for enc in encodings:
+                obs, board_info = boards[enc].reset(options={"board": text})
+                expected, expected_info = states[enc].reset(options={"state": hole})
+                np.testing.assert_array_equal(obs, expected)
+                np.testing.assert_array_equal(board_info["action_mask"], expected_info["action_mask"])
+            read = boards["ids"].unwrapped.state_dict()
+            assert {k: read[k] for k in ("tableau", "stock")} == {k: hole[k] for k in ("tableau", "stock")}
+            assert read["waste"][-1] == hole["waste"][-1] and sorted(read["waste"]) == sorted(hole["waste"])
+            assert format_board(read) == text
+            checked += 1
+            if done:
+                break
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            done = terminated or truncated
+    assert checked > playouts * 20  # every position of every playout, not only the deals
+
+
+def test_a_round_is_not_played_from_board_text():
+    env = gym.make("patience_gym/GolfRound-v0")
+    env.reset(seed=1)
+    text = format_board(env.unwrapped.state_dict())
+    with pytest.raises(ValueError, match="board text holds one Golf hole.*patience_gym/Golf-v0.*'state'"):
+        env.reset(options={"board": text})
+
+
 def test_parse_board_reads_columns_exposed_last():
     data = parse_board(GOLF1_BOARD)
     assert data["tableau"][0] == ["JD", "5H", "KH", "AS", "4H"] and data["waste"] == ["TH"]

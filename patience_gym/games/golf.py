@@ -365,6 +365,13 @@ class GolfRound(Game[GolfRoundState]):
         placeholder: tuple[tuple[int, ...], ...] = tuple(() for _ in range(hole + 1))
         return GolfRoundState(hole_state, hole, list(scores), placeholder + tuple(tuple(d) for d in next_deals))
 
+    def from_text(self, text: str) -> GolfRoundState:
+        """Refused: board text has no hole number, hole scores or later deals."""
+        raise ValueError(
+            "a board text holds one Golf hole, not a round's hole number, hole scores and later deals: "
+            "play the board in patience_gym/Golf-v0, or reset a round with a 'state' (env.unwrapped.state_dict())"
+        )
+
     # --- rules ----------------------------------------------------------
     def legal_mask(self, state: GolfRoundState) -> np.ndarray:
         return self.hole_game.legal_mask(state.hole_state)
