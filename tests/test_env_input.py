@@ -53,7 +53,7 @@ def test_bad_reset_options_are_clear_errors():
     env = gym.make("patience_gym/Golf-v0")
     env.reset(seed=0)
     for options in (5, [1], "deal"):
-        with pytest.raises(TypeError, match=f"reset options must be a dict, got {type(options).__name__}"):
+        with pytest.raises(TypeError, match=rf"reset options must be a dict \(or None\), got {type(options).__name__}"):
             env.reset(options=options)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="got NoneType"):
         env.reset(options={"deal": None})

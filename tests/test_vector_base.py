@@ -90,3 +90,18 @@ def test_every_batched_game_names_a_wrong_shape_or_dtype_before_its_kernels_run(
     with pytest.raises(ValueError, match="read-only"):  # the kernels trust the masks: they cannot be written
         game.masks()[0, 0] = True
     assert game.step_reset(np.zeros(3, dtype=np.uint8), resetting)[0][0] == 0.0  # any integer dtype, reset env
+
+
+@pytest.mark.parametrize("options", [[1], "reset_mask", [("reset_mask", np.ones(2, dtype=bool))], [], 0])
+def test_batched_reset_options_must_be_a_dict(options: object) -> None:
+    """As the single env: reset options are a dict or None; a list of pairs is not read as one, nor [] as {}."""
+    from patience_gym.vector.base import BatchedVectorEnv
+    from patience_gym.vector.golf import BatchedGolf
+
+    venv = BatchedVectorEnv(BatchedGolf(2))
+    before, _ = venv.reset(seed=[1, 2])
+    with pytest.raises(TypeError, match=rf"reset options must be a dict \(or None\), got {type(options).__name__}"):
+        venv.reset(seed=[3, 4], options=options)  # type: ignore[arg-type]
+    again, _ = venv.reset(options=None)
+    assert again.shape == before.shape
+    assert venv.reset(seed=[1, 2], options={})[0].tolist() == before.tolist()
