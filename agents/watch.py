@@ -106,8 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             record = load_record(args.record)
             frames = record_frames(record)
-        except RecordError as exc:
-            parser.error(str(exc))
+        except RecordError as exc:  # one line, no usage text: the record, not the command line, is wrong
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
         if not args.env:
             parser.error("give --env (with --agent and --seed) or --record")

@@ -98,7 +98,7 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         if options is None:
             options = {}
         if not isinstance(options, dict):
-            raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
+            raise TypeError(f"reset options must be a dict (or None), got {type(options).__name__}")
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {list(RESET_OPTIONS)}")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -41,6 +42,8 @@ FORMAT_VERSION = 1
 
 _REQUIRED = ("format", "format_version", "env_id", "initial_state", "moves", "rewards")
 _ORDER = ("library_version", "env_id", "env_kwargs", "max_episode_steps", "seed", "agent", "final_score", "won")
+#: gym.make's own arguments: a record's env kwargs are the env's, its step limit is ``max_episode_steps``.
+_NOT_ENV_KWARGS = ("max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility", "render_mode")
 
 
 class RecordError(ValueError):
@@ -82,6 +85,8 @@ class GameRecord:
         if data.get("format") != FORMAT:
             raise RecordError(f"not a patience_gym game record: 'format' is {data.get('format')!r}, not {FORMAT!r}")
         version = data.get("format_version")
+        if not _is_int(version):
+            raise RecordError(f"format_version must be the integer {FORMAT_VERSION}, got {_shown(version)}")
         if version != FORMAT_VERSION:
             raise RecordError(
                 f"record format version {version!r} is not readable by patience_gym {patience_gym.__version__}, "
@@ -102,7 +107,31 @@ class GameRecord:
         return cls(**values)
 
 
+def _is_int(value: Any) -> bool:
+    """True for an int that is not a bool (JSON ``true`` is not a number)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_finite(value: Any) -> bool:
+    """True for an int or float (not a bool) that is a finite float: no NaN, no inf, no 401-digit integer."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, but a huge integer by its length rather than its digits."""
+    if _is_int(value) and abs(value) >= 10**20:
+        return f"an integer of {len(str(abs(value)))} digits"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _check_types(values: Mapping[str, Any]) -> None:
+    """:class:`RecordError` naming the first field (and move) of the wrong type or out of range."""
     expect: dict[str, tuple[type, ...]] = {
         "env_id": (str,),
         "initial_state": (dict,),
@@ -113,27 +142,40 @@ def _check_types(values: Mapping[str, Any]) -> None:
         "terminated": (bool,),
         "truncated": (bool,),
         "library_version": (str,),
-    }
-    optional: dict[str, tuple[type, ...]] = {
-        "max_episode_steps": (int,),
-        "seed": (int,),
         "agent": (str,),
-        "final_score": (int, float),
     }
-    for key, types in [*expect.items(), *optional.items()]:
-        if key not in values or (key in optional and values[key] is None):
+    for key, types in expect.items():
+        if key not in values or (key == "agent" and values[key] is None):
             continue
         value = values[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             names = " or ".join(t.__name__ for t in types)
-            raise RecordError(f"game record key {key!r} must be {names}, got {value!r}")
-    if not all(isinstance(m, str) for m in values["moves"]):
+            raise RecordError(f"game record key {key!r} must be {names}, got {_shown(value)}")
+    numbers = [
+        ("max_episode_steps", lambda v: _is_int(v) and v > 0, "a positive int"),
+        ("seed", lambda v: _is_int(v) and v >= 0, "int (non-negative)"),
+        ("final_score", _is_finite, "a finite number"),
+    ]
+    for key, valid, what in numbers:
+        value = values.get(key)
+        if value is not None and not valid(value):
+            raise RecordError(f"game record key {key!r} must be {what}, got {_shown(value)}")
+    for key in _NOT_ENV_KWARGS:
+        if key in values.get("env_kwargs", {}):
+            raise RecordError(
+                f"game record env_kwargs may not hold {key!r}, an argument of gym.make rather than of the env "
+                "(the record's own max_episode_steps sets the step limit)"
+            )
+    moves, rewards = values["moves"], values["rewards"]
+    if not all(isinstance(m, str) for m in moves):
         raise RecordError("game record 'moves' must be a list of move texts")
-    rewards = values["rewards"]
-    if not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in rewards):
-        raise RecordError("game record 'rewards' must be a list of numbers")
-    if len(rewards) != len(values["moves"]):
-        raise RecordError(f"game record has {len(values['moves'])} moves but {len(rewards)} rewards")
+    if len(rewards) != len(moves):
+        raise RecordError(f"game record has {len(moves)} moves but {len(rewards)} rewards")
+    for n, (move, reward) in enumerate(zip(moves, rewards), 1):
+        if not _is_finite(reward):
+            raise RecordError(
+                f"game record 'rewards': the reward of move {n} {move!r} must be a finite number, got {_shown(reward)}"
+            )
 
 
 # --- files ---------------------------------------------------------------------------
@@ -173,11 +215,14 @@ def load_record(path: str | Path, env_id: str | None = None, check: bool = True)
 
 
 def check_env(record: GameRecord, env_id: str | None = None) -> None:
-    """:class:`RecordError` unless the record's env is registered (and is ``env_id`` when given)."""
+    """:class:`RecordError` unless the record's env is in :data:`patience_gym.ENVS` (and is ``env_id`` if given)."""
     if env_id is not None and record.env_id != env_id:
         raise RecordError(f"record is for env {record.env_id}, not {env_id}")
-    if record.env_id in gym.registry:
+    if record.env_id in patience_gym.ENVS:
         return
+    known = ", ".join(patience_gym.ENVS)
+    if record.env_id in gym.registry:
+        raise RecordError(f"record is for env {record.env_id}, which is not a patience_gym env; ours: {known}")
     base = record.env_id.rsplit("-v", 1)[0]
     others = sorted(e for e in patience_gym.ENVS if e.rsplit("-v", 1)[0] == base)
     if others:
@@ -185,7 +230,6 @@ def check_env(record: GameRecord, env_id: str | None = None) -> None:
             f"record is for env {record.env_id}, but patience_gym {patience_gym.__version__} has only "
             f"{', '.join(others)}: another version of that env, whose rules or observations may differ"
         )
-    known = ", ".join(patience_gym.ENVS)
     raise RecordError(f"record is for env {record.env_id}, which is not registered; known: {known}")
 
 
@@ -210,7 +254,8 @@ def replay(
 
     ``env`` (by default a fresh one from :func:`make_env`) is reset to the record's initial state; its
     position after each move can be read while iterating. A move that is unknown or illegal, a reward
-    other than the record's, or an end other than the record's is a :class:`RecordError` naming the move.
+    other than the record's, or an end (terminated, truncated, final score, won) other than the record's
+    is a :class:`RecordError` naming the move or the field.
     """
     env = make_env(record) if env is None else env
     game_env: Any = env.unwrapped
@@ -243,6 +288,11 @@ def replay(
     score = float(game_env.game.score(game_env.state))
     if record.final_score is not None and score != record.final_score:
         raise RecordError(f"the replay ends with score {score}, but the record says {record.final_score}")
+    won = bool(game_env.game.is_won(game_env.state))
+    if won != record.won:
+        raise RecordError(
+            f"after its {len(record.moves)} moves the record says won={record.won}, but the replay gives won={won}"
+        )
 
 
 # --- recording --------------------------------------------------------------------------

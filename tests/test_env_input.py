@@ -52,8 +52,9 @@ def test_out_of_range_and_masked_actions_follow_illegal_action(env_id):
 def test_bad_reset_options_are_clear_errors():
     env = gym.make("patience_gym/Golf-v0")
     env.reset(seed=0)
-    with pytest.raises(TypeError, match="reset options must be a dict"):
-        env.reset(options=5)  # type: ignore[arg-type]
+    for options in (5, [1], "deal"):
+        with pytest.raises(TypeError, match=rf"reset options must be a dict \(or None\), got {type(options).__name__}"):
+            env.reset(options=options)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="got NoneType"):
         env.reset(options={"deal": None})
     with pytest.raises(ValueError, match="hash order"):

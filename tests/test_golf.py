@@ -211,6 +211,39 @@ def test_bad_deals_raise_naming_the_problem(deal, message):
         env.reset(options={"deal": deal})
 
 
+GOLF_DEAL_IS = r"a Golf deal is the 52 card codes in dealing order \(the links row by row, then the stock\)"
+ROUND_DEAL_IS = r"a GolfRound deal is a list of 9 deals, one per hole, each a Golf deal: the 52 card codes"
+
+
+@pytest.mark.parametrize(
+    ("env_id", "deal", "message"),
+    [
+        ("patience_gym/Golf-v0", None, rf"{GOLF_DEAL_IS}.*got NoneType"),
+        ("patience_gym/Golf-v0", 5, rf"{GOLF_DEAL_IS}.*got int"),
+        ("patience_gym/Golf-v0", [None] * 52, rf"{GOLF_DEAL_IS}.*card code must be a string, got None"),
+        ("patience_gym/GolfRound-v0", None, rf"{ROUND_DEAL_IS}.*; got NoneType"),
+        ("patience_gym/GolfRound-v0", 5, rf"{ROUND_DEAL_IS}.*; got int"),
+        ("patience_gym/GolfRound-v0", {"a": 1}, rf"{ROUND_DEAL_IS}.*; got dict"),
+        ("patience_gym/GolfRound-v0", "AS 2S", rf"{ROUND_DEAL_IS}.*; got str"),
+        ("patience_gym/GolfRound-v0", [BOOK_DEAL] * 8, rf"{ROUND_DEAL_IS}.*; got 8 items"),
+        ("patience_gym/GolfRound-v0", BOOK_DEAL, rf"{ROUND_DEAL_IS}.*; got 52 items"),
+        ("patience_gym/GolfRound-v0", [None] * 9, rf"the deal of hole 1: {GOLF_DEAL_IS}.*got NoneType"),
+        ("patience_gym/GolfRound-v0", [BOOK_DEAL] * 8 + [[1, 2]], r"the deal of hole 9: .*card code must be a string"),
+        ("patience_gym/GolfRound-v0", [BOOK_DEAL] * 8 + [BOOK_DEAL[:-1]], "the deal of hole 9 must hold each"),
+    ],
+)
+def test_a_deal_of_the_wrong_shape_says_what_a_deal_is(env_id, deal, message):
+    env = gym.make(env_id)
+    with pytest.raises(ValueError, match=message):
+        env.reset(options={"deal": deal})
+
+
+def test_a_round_deal_may_give_each_hole_as_a_list_or_a_string():
+    game = GolfRound()
+    as_text = game.from_deal([" ".join(BOOK_DEAL)] * 9)
+    assert as_text == game.from_deal([BOOK_DEAL] * 9) == game.from_deal(tuple(tuple(BOOK_DEAL) for _ in range(9)))
+
+
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
@@ -283,6 +316,52 @@ def test_board_text_import_export_round_trip():
 def test_bad_board_text(text, message):
     with pytest.raises(ValueError, match=message):
         Golf().from_text(text)
+
+
+@pytest.mark.parametrize(("env_id", "playouts"), [("patience_gym/Golf-v0", 40), ("patience_gym/GolfRound-v0", 4)])
+def test_board_text_of_every_position_in_play_round_trips(env_id, playouts):
+    """Seeded random playouts: each position's (each hole in play's) board text resets Golf to that hole.
+
+    The text keeps the waste's top card only; the cards it does not name are the played ones under it.
+    """
+    rng = np.random.default_rng(7)
+    env = gym.make(env_id)
+    encodings = env.unwrapped.obs_encodings
+    boards = {enc: gym.make("patience_gym/Golf-v0", obs_encoding=enc) for enc in encodings}
+    states = {enc: gym.make("patience_gym/Golf-v0", obs_encoding=enc) for enc in encodings}
+    checked = 0
+    for seed in range(playouts):
+        _, info = env.reset(seed=seed)
+        done = False
+        while True:
+            full = env.unwrapped.state_dict()
+            hole = full.get("hole_state", full)  # a round's board is its hole in play
+            text = format_board(full)
+            assert text == format_board(hole)
+            for enc in encodings:
+                obs, board_info = boards[enc].reset(options={"board": text})
+                expected, expected_info = states[enc].reset(options={"state": hole})
+                np.testing.assert_array_equal(obs, expected)
+                np.testing.assert_array_equal(board_info["action_mask"], expected_info["action_mask"])
+            read = boards["ids"].unwrapped.state_dict()
+            assert {k: read[k] for k in ("tableau", "stock")} == {k: hole[k] for k in ("tableau", "stock")}
+            assert read["waste"][-1] == hole["waste"][-1] and sorted(read["waste"]) == sorted(hole["waste"])
+            assert format_board(read) == text
+            checked += 1
+            if done:
+                break
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            done = terminated or truncated
+    assert checked > playouts * 20  # every position of every playout, not only the deals
+
+
+def test_a_round_is_not_played_from_board_text():
+    env = gym.make("patience_gym/GolfRound-v0")
+    env.reset(seed=1)
+    text = format_board(env.unwrapped.state_dict())
+    with pytest.raises(ValueError, match="board text holds one Golf hole.*patience_gym/Golf-v0.*'state'"):
+        env.reset(options={"board": text})
 
 
 def test_parse_board_reads_columns_exposed_last():

@@ -213,3 +213,100 @@ def test_a_truncated_game_replays_to_the_same_cut(tmp_path: Path) -> None:
     assert record is not None and record.truncated and not record.terminated and len(record.moves) == 7
     steps = list(replay(load_record(save_record(record, tmp_path / "cut.json"))))
     assert len(steps) == 7 and steps[-1][3] and not steps[-1][2]
+
+
+def _refused(path: Path, data: Any, match: str) -> None:
+    with pytest.raises(RecordError, match=match):
+        load_record(_write(path, data))
+
+
+def test_numbers_out_of_range_or_of_the_wrong_type_are_named(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    huge = 10**400  # a 401-digit JSON integer: float() of it overflows
+    _refused(path, {**data, "final_score": huge}, "'final_score' must be a finite number, got an integer of 401 digits")
+    rewards = list(data["rewards"])
+    rewards[3] = huge
+    _refused(path, {**data, "rewards": rewards}, r"reward of move 4 .* must be a finite number, got an integer of 401")
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        _refused(path, {**data, "final_score": bad}, rf"'final_score' must be a finite number, got {bad}")
+        rewards[3] = bad
+        _refused(path, {**data, "rewards": rewards}, rf"reward of move 4 .* must be a finite number, got {bad}")
+    rewards[3] = True
+    _refused(path, {**data, "rewards": rewards}, "reward of move 4 .* must be a finite number, got True")
+    _refused(path, {**data, "final_score": False}, "'final_score' must be a finite number, got False")
+    _refused(path, {**data, "format_version": True}, "format_version must be the integer 1, got True")
+    _refused(path, {**data, "format_version": 1.0}, "format_version must be the integer 1, got 1.0")
+    _refused(path, {**data, "seed": True}, r"'seed' must be int \(non-negative\), got True")
+    _refused(path, {**data, "seed": -1}, r"'seed' must be int \(non-negative\), got -1")
+    _refused(path, {**data, "agent": huge}, "'agent' must be str, got an integer of 401 digits")
+    for steps in (True, 0, -3, 2.5):
+        _refused(path, {**data, "max_episode_steps": steps}, f"'max_episode_steps' must be a positive int.*got {steps}")
+
+
+def test_an_env_that_is_not_ours_is_refused(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    _refused(path, {**data, "env_id": "CartPole-v1"}, "CartPole-v1, which is not a patience_gym env; ours: .*Golf-v0")
+    for key, value in [("max_episode_steps", "x"), ("disable_env_checker", 5), ("render_mode", "human")]:
+        _refused(path, {**data, "env_kwargs": {key: value}}, f"env_kwargs may not hold {key!r}")
+
+
+def test_a_wrong_won_is_refused(tmp_path: Path) -> None:
+    data, path = _golf_record(tmp_path)
+    assert data["won"] is False
+    _refused(path, {**data, "won": True}, "the record says won=True, but the replay gives won=False")
+
+
+def test_junk_in_any_field_is_a_record_error(tmp_path: Path) -> None:
+    """Whatever JSON value a field holds, loading either works or names the problem as a RecordError."""
+    data, path = _golf_record(tmp_path)
+    junk: list[Any] = [None, True, 0, -1, 2.5, 10**400, float("nan"), "x", [], [None], {}, {"a": 1}, [[None]], ["x"]]
+    assert data["terminated"] is True and data["won"] is False
+    changes = [(key, {**data, key: value}, value) for key in data for value in junk]
+    state = data["initial_state"]
+    changes += [(f"initial_state.{k}", {**data, "initial_state": {**state, k: v}}, v) for k in state for v in junk]
+    accepted = []
+    for key, changed, value in changes:
+        try:
+            load_record(_write(path, changed))
+        except RecordError:
+            continue
+        accepted.append((key, value))
+    # Only the optional summary fields take these values and still replay.
+    # Only the values a record may hold (the same as before, or an optional field's) load.
+    huge = 10**400
+    assert accepted == [
+        ("library_version", "x"),
+        ("env_kwargs", {}),
+        ("max_episode_steps", None),
+        ("max_episode_steps", huge),
+        ("seed", None),
+        ("seed", 0),
+        ("seed", huge),
+        ("agent", None),
+        ("agent", "x"),
+        ("final_score", None),
+        ("terminated", True),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"final_score": 10**400}, "'final_score' must be a finite number"),
+        ({"env_id": "CartPole-v1"}, "not a patience_gym env"),
+        ({"won": True}, "the record says won=True"),
+        ({"format_version": True}, "format_version must be the integer 1"),
+        ({"rewards": None}, "'rewards' must be list"),
+    ],
+)
+def test_watch_names_a_bad_record_in_one_line(
+    change: dict[str, Any], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agents.watch import main as watch
+
+    data, path = _golf_record(tmp_path)
+    _write(path, {**data, **change})
+    assert watch(["--record", str(path), "--out", str(tmp_path / "g.gif")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err and "game.json" in err
+    assert not (tmp_path / "g.gif").exists()

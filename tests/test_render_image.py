@@ -246,12 +246,13 @@ def test_watch_names_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixture[
         (["--env", "patience_gym/Golf-v0", "--out", str(tmp_path / "g.avi")], "must end in .gif or .mp4"),
         (["--out", str(tmp_path / "g.gif")], "give --env"),
         (["--env", "patience_gym/Golf-v0", "--agent", "wizard", "--out", str(tmp_path / "g.gif")], "unknown agent"),
-        (["--record", str(tmp_path / "none.json"), "--out", str(tmp_path / "g.gif")], "no game record at"),
     ]
     for argv, message in cases:
         with pytest.raises(SystemExit):
             watch(argv)
         assert message in capsys.readouterr().err
+    assert watch(["--record", str(tmp_path / "none.json"), "--out", str(tmp_path / "g.gif")]) == 2
+    assert "no game record at" in capsys.readouterr().err
 
 
 def _env_draws_pictures() -> bool:

@@ -124,14 +124,6 @@ def _same(a: object, b: object) -> bool:
     return bool(np.array_equal(np.asarray(a), np.asarray(b)))
 
 
-def _copy(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return tuple(_copy(v) for v in value)
-    return np.array(value, copy=True)
-
-
 @pytest.mark.parametrize("encoding", ["ids", "planes"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("env_id", BATCHED)
@@ -273,3 +265,18 @@ def test_make_vec_without_numba_names_the_vector_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert "needs numba: pip install 'patience_gym[vector]'" in out.stdout, out.stderr
+
+
+@pytest.mark.parametrize("options", [[1], "reset_mask", [("reset_mask", np.ones(2, dtype=bool))], [], 0])
+def test_batched_reset_options_must_be_a_dict(options: object) -> None:
+    """As the single env: reset options are a dict or None; a list of pairs is not read as one, nor [] as {}."""
+    from patience_gym.vector.base import BatchedVectorEnv
+    from patience_gym.vector.golf import BatchedGolf
+
+    venv = BatchedVectorEnv(BatchedGolf(2))
+    before, _ = venv.reset(seed=[1, 2])
+    with pytest.raises(TypeError, match=rf"reset options must be a dict \(or None\), got {type(options).__name__}"):
+        venv.reset(seed=[3, 4], options=options)  # type: ignore[arg-type]
+    again, _ = venv.reset(options=None)
+    assert again.shape == before.shape
+    assert venv.reset(seed=[1, 2], options={})[0].tolist() == before.tolist()

@@ -52,7 +52,8 @@ class GolfEnv(PatienceEnv):
     last row exposed, then the 17 stock cards in turning order),
     ``reset(options={"state": env.unwrapped.state_dict()})``, or
     ``reset(options={"board": text})`` in the PySolFC / black-hole-solver
-    board format.
+    board format (``golf_board.format_board`` writes it for any position in
+    play; it keeps the waste's top card, the unnamed cards lie under it).
 
     ## Episode End
     Terminates when the links are cleared, or when the stock is empty and no
@@ -99,7 +100,8 @@ class GolfRoundEnv(PatienceEnv):
 
     ## Starting State
     Nine deals shuffled by the env's RNG, or ``reset(options={"deal": [nine
-    lists of 52 codes]})``, or a ``state_dict()``.
+    lists of 52 codes]})``, or a ``state_dict()``. Board text holds one hole,
+    so it starts ``GolfEnv``, not a round.
 
     ## Episode End
     Terminates when the ninth hole ends; ``max_episode_steps=4500`` only as a

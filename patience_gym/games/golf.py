@@ -9,7 +9,7 @@ the links clear with ``k`` stock cards left, so a hole returns 35 - score.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,16 @@ STOCK_SIZE = 52 - NUM_LINKS  # 17: the first is turned up at once
 DEAL = NUM_COLUMNS  # action index of "turn the next stock card"
 NUM_HOLES = 9
 BOGEY = 40
+
+#: What ``reset(options={"deal": ...})`` takes, for the messages that refuse something else.
+GOLF_DEAL_IS = (
+    "a Golf deal is the 52 card codes in dealing order (the links row by row, then the stock), "
+    "as a list or one space-separated string"
+)
+ROUND_DEAL_IS = (
+    f"a GolfRound deal is a list of {NUM_HOLES} deals, one per hole, each a Golf deal: the 52 card codes "
+    "in dealing order, as a list or one space-separated string"
+)
 
 # Card-centric "planes" layout per card: column (7), row (5), exposed, waste top, in waste.
 PLANE_WIDTH = NUM_COLUMNS + NUM_ROWS + 3
@@ -110,9 +120,7 @@ class Golf(Game[GolfState]):
         return self._from_cards(shuffled_deck(rng))
 
     def from_deal(self, deal: Sequence[str]) -> GolfState:
-        cards = parse_cards(deal)
-        check_cards(cards, 1, "a Golf deal")
-        return self._from_cards(cards)
+        return self._from_cards(_hole_deal(deal))
 
     @staticmethod
     def _from_cards(cards: Sequence[int]) -> GolfState:
@@ -295,13 +303,13 @@ class GolfRound(Game[GolfRoundState]):
         return self._start([shuffled_deck(rng) for _ in range(NUM_HOLES)])
 
     def from_deal(self, deal: Sequence[Any]) -> GolfRoundState:
-        """Nine deals of 52 codes, one per hole."""
-        if len(deal) != NUM_HOLES or any(isinstance(d, str) for d in deal):
-            raise ValueError(f"a GolfRound deal is a list of {NUM_HOLES} deals of 52 card codes")
-        deals = [parse_cards(d) for d in deal]
-        for i, cards in enumerate(deals):
-            check_cards(cards, 1, f"the deal of hole {i + 1}")
-        return self._start(deals)
+        """Nine deals of 52 codes, one per hole; ValueError saying what a deal is otherwise."""
+        if isinstance(deal, (str, bytes, Mapping, set, frozenset)) or not isinstance(deal, Iterable):
+            raise ValueError(f"{ROUND_DEAL_IS}; got {type(deal).__name__}")
+        holes = list(deal)
+        if len(holes) != NUM_HOLES:
+            raise ValueError(f"{ROUND_DEAL_IS}; got {len(holes)} items")
+        return self._start([_hole_deal(d, hole) for hole, d in enumerate(holes, 1)])
 
     def to_dict(self, state: GolfRoundState) -> dict[str, Any]:
         return {
@@ -357,6 +365,13 @@ class GolfRound(Game[GolfRoundState]):
         placeholder: tuple[tuple[int, ...], ...] = tuple(() for _ in range(hole + 1))
         return GolfRoundState(hole_state, hole, list(scores), placeholder + tuple(tuple(d) for d in next_deals))
 
+    def from_text(self, text: str) -> GolfRoundState:
+        """Refused: board text has no hole number, hole scores or later deals."""
+        raise ValueError(
+            "a board text holds one Golf hole, not a round's hole number, hole scores and later deals: "
+            "play the board in patience_gym/Golf-v0, or reset a round with a 'state' (env.unwrapped.state_dict())"
+        )
+
     # --- rules ----------------------------------------------------------
     def legal_mask(self, state: GolfRoundState) -> np.ndarray:
         return self.hole_game.legal_mask(state.hole_state)
@@ -399,6 +414,17 @@ class GolfRound(Game[GolfRoundState]):
 
     def describe_action(self, action: int) -> str:
         return self.hole_game.describe_action(action)
+
+
+def _hole_deal(deal: Any, hole: int | None = None) -> list[int]:
+    """The 52 cards of one hole's deal (of a round's ``hole``); ValueError saying what a deal is otherwise."""
+    where = "" if hole is None else f"the deal of hole {hole}: "
+    try:
+        cards = parse_cards(deal)
+    except ValueError as exc:
+        raise ValueError(f"{where}{GOLF_DEAL_IS}; {exc}") from None
+    check_cards(cards, 1, "a Golf deal" if hole is None else f"the deal of hole {hole}")
+    return cards
 
 
 def hole_in_play(game: Game[Any], state: Any) -> tuple[Golf, GolfState]:

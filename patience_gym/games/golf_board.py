@@ -10,13 +10,18 @@
 
 ``Talon`` lists the face-down stock in turning order, ``Foundations`` the
 waste card on top, and each further line one column, exposed card last.
-Empty columns are empty lines (or ``-``).
+Empty columns are empty lines (or ``-``). The text keeps only the waste's top
+card: the cards it does not name are the ones played to the waste under it, so
+any position in play reads back with the same observation, legal moves and
+stock (the order of the waste under its top card is not kept).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from patience_gym.cards import CODE, parse_cards
 
 NUM_COLUMNS = 7
 
@@ -48,11 +53,26 @@ def parse_board(text: str) -> dict[str, Any]:
         raise ValueError("board text has no 'Foundations:' line")
     if len(columns) != NUM_COLUMNS:
         raise ValueError(f"board text must have {NUM_COLUMNS} column lines, got {len(columns)}")
-    return {"tableau": columns, "waste": waste, "stock": talon}
+    return {"tableau": columns, "waste": _played(columns, waste, talon) + waste, "stock": talon}
+
+
+def _played(columns: list[list[str]], waste: list[str], talon: list[str]) -> list[str]:
+    """The cards the board does not name, in card order: those played to the waste under its top card.
+
+    Empty where the named cards do not parse or repeat one; the state's own check then names the problem.
+    """
+    try:
+        named = parse_cards([card for col in columns for card in col] + waste + talon)
+    except ValueError:
+        return []
+    if len(set(named)) != len(named):
+        return []
+    return [CODE[card] for card in sorted(set(range(len(CODE))) - set(named))]
 
 
 def format_board(state: Mapping[str, Any]) -> str:
-    """Board text of a Golf ``state_dict`` (only the waste's top card is kept)."""
+    """Board text of a Golf ``state_dict``, or of a GolfRound's hole in play (only the waste's top card is kept)."""
+    state = state.get("hole_state", state)
     lines = ["Talon: " + " ".join(state["stock"]), "Foundations: " + state["waste"][-1]]
     lines += [" ".join(col) for col in state["tableau"]]
     return "\n".join(lines) + "\n"
