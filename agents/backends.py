@@ -7,13 +7,12 @@ able to import ``patience_gym`` and ``agents`` (install the package there, or pa
 Ray is imported only on the ``ray`` path.
 
 Both backends return the same results: a shard's result depends only on the shard, and the results are
-handed back in shard order whatever order they finish in. :func:`evaluate_sharded` plays the evaluation
-tool's agents this way, deal block by deal block.
+handed back in shard order whatever order they finish in. :func:`agents.evaluate.evaluate_sharded` plays
+the evaluation tool's agents this way, deal block by deal block.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -134,85 +133,3 @@ def _run_ray(
             if nxt is not None:
                 pending[remote.remote(nxt[1])] = nxt[0]
     return results
-
-
-# --- the evaluation tool's agents, deal block by deal block ---
-
-
-def agent_names(agent_specs: Sequence[str]) -> list[str | None]:
-    """The name each spec plays under in :func:`agents.evaluate.evaluate` (None: the agent's own name)."""
-    from pathlib import Path
-
-    several_models = sum(spec.startswith("ppo:") for spec in agent_specs) > 1
-    names: list[str | None] = []
-    for spec in agent_specs:
-        if spec.startswith("ppo:"):
-            names.append(f"ppo:{Path(spec[4:]).stem}" if several_models else "ppo")
-        elif ":" in spec:
-            names.append(spec)  # a table agent with options, e.g. planner:margin=1
-        else:
-            names.append(None)
-    return names
-
-
-def _evaluate_block(task: tuple[str, dict[str, Any], str, str | None, str, list[int]]) -> Any:
-    """One agent's :func:`agents.evaluate.play_episodes` on one block of seeds (a fresh agent)."""
-    import torch as th
-
-    from agents.evaluate import play_episodes
-    from agents.registry import make_agent
-
-    env_id, env_kwargs, spec, name, game_name, seeds = task
-    th.set_num_threads(1)  # one task per core already
-    agent = make_agent(spec, game_name, seed=seeds[0])
-    if name:
-        agent.name = name
-    return play_episodes(env_id, agent, seeds, env_kwargs)
-
-
-def join_summaries(parts: Sequence[Any]) -> Any:
-    """One :class:`agents.evaluate.Summary` from the summaries of consecutive blocks of deals, in order."""
-    from agents.evaluate import join_summaries as join
-
-    return join(parts)
-
-
-def evaluate_sharded(
-    env_id: str,
-    env_kwargs: dict[str, Any] | None,
-    agent_specs: Sequence[str],
-    seeds: Sequence[int],
-    backend: str = "serial",
-    address: str | None = None,
-    workers: int | None = None,
-    shard_size: int | None = None,
-) -> list[Any]:
-    """:func:`agents.evaluate.evaluate` with every agent's deals cut into blocks run on ``backend``.
-
-    Returns one :class:`agents.evaluate.Summary` per spec, in spec order, whose ``scores`` are per deal in
-    ``seeds`` order: the same as a serial evaluation of those seeds. ``shard_size`` deals per task
-    (default: about four blocks per worker for each agent). Each block makes a fresh agent, as ``--jobs``
-    does: the agents reset per deal, so the split does not change a game.
-    """
-    import gymnasium as gym
-
-    import patience_gym  # noqa: F401 - registers the envs
-
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("evaluate_sharded needs at least one seed")
-    if not agent_specs:
-        raise ValueError("evaluate_sharded needs at least one agent spec")
-    if shard_size is not None and shard_size < 1:
-        raise ValueError(f"shard_size must be at least 1, got {shard_size}")
-    kwargs = dict(env_kwargs or {})
-    game_name = gym.make(env_id, **kwargs).unwrapped.game.name  # type: ignore[attr-defined]
-    with backend_session(backend, address, workers) as slots:
-        size = shard_size or max(1, math.ceil(len(seeds) / (4 * slots)))
-        blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
-        names = agent_names(agent_specs)
-        tasks = [
-            (env_id, kwargs, spec, name, game_name, block) for spec, name in zip(agent_specs, names) for block in blocks
-        ]
-        parts = run_sharded(_evaluate_block, tasks, backend, address, workers)
-    return [join_summaries(parts[k * len(blocks) : (k + 1) * len(blocks)]) for k in range(len(agent_specs))]

@@ -25,11 +25,15 @@ import gymnasium as gym
 import numpy as np
 from scipy import stats
 
-import patience_gym  # noqa: F401 - registers the envs
+import patience_gym
+from agents.backends import backend_session, run_sharded
 from agents.base import Agent
 from agents.registry import make_agent
 from patience_gym.env import env_kwargs_from_json
 from patience_gym.records import RecordEpisodes
+
+#: The most episodes one command line plays (its seeds are listed in memory).
+MAX_EPISODES = 10_000_000
 
 #: The two-sided 95% quantile of the normal distribution (1.959963984540054).
 Z95 = float(stats.norm.ppf(0.975))
@@ -183,21 +187,32 @@ def evaluate(
 ) -> list[Summary]:
     """Every agent on the same ``episodes`` deals (seeds ``seed .. seed+episodes-1``).
 
-    ``jobs`` > 1 splits each agent's deals into that many consecutive blocks played in parallel
-    processes (each with a fresh agent; the agents here reset per deal), then joins them in seed order.
+    Every agent is made first, so a PPO model trained for another env, rules or encoding is refused
+    before any deal is played. ``jobs`` > 1 splits each agent's deals into that many consecutive blocks
+    played in parallel processes (each with a fresh agent; the agents here reset per deal), then joins
+    them in seed order.
     """
     game_name = gym.make(env_id, **(env_kwargs or {})).unwrapped.game.name  # type: ignore[attr-defined]
     seeds = list(range(seed, seed + episodes))
+    labels = agent_labels(agent_specs)
+    agents = [_make_agent(env_id, spec, name, game_name, seed, env_kwargs) for spec, name in zip(agent_specs, labels)]
     results = []
-    for spec, name in zip(agent_specs, agent_labels(agent_specs), strict=True):
+    for spec, name, agent in zip(agent_specs, labels, agents, strict=True):
         if jobs > 1 and len(seeds) > 1:
             results.append(_play_in_parallel(env_id, spec, name, game_name, seeds, env_kwargs, jobs, records))
-            continue
-        agent = make_agent(spec, game_name, seed=seed)
-        if name:
-            agent.name = name
-        results.append(play_episodes(env_id, agent, seeds, env_kwargs, records))
+        else:
+            results.append(play_episodes(env_id, agent, seeds, env_kwargs, records))
     return results
+
+
+def _make_agent(
+    env_id: str, spec: str, name: str | None, game_name: str, seed: int, env_kwargs: dict[str, Any] | None
+) -> Agent:
+    """The agent of ``spec`` for ``env_id``, labelled ``name`` (None: its own name)."""
+    agent = make_agent(spec, game_name, seed=seed, env_id=env_id, env_kwargs=env_kwargs)
+    if name:
+        agent.name = name
+    return agent
 
 
 def agent_labels(agent_specs: Sequence[str]) -> list[str | None]:
@@ -232,13 +247,17 @@ def _play_block(
     env_kwargs: dict[str, Any] | None,
     records: str | Path | None = None,
 ) -> Summary:
+    """One agent's :func:`play_episodes` on one block of seeds, with a fresh agent (in a worker process)."""
     import torch as th
 
     th.set_num_threads(1)  # one process per core already
-    agent = make_agent(spec, game_name, seed=seeds[0])
-    if name:
-        agent.name = name
+    agent = _make_agent(env_id, spec, name, game_name, seeds[0], env_kwargs)
     return play_episodes(env_id, agent, seeds, env_kwargs, records)
+
+
+def _play_task(task: tuple[str, str, str | None, str, list[int], dict[str, Any]]) -> Summary:
+    """:func:`_play_block` of one shard of :func:`evaluate_sharded` (a Ray task)."""
+    return _play_block(*task)
 
 
 def _play_in_parallel(
@@ -272,6 +291,48 @@ def join_summaries(parts: Sequence[Summary]) -> Summary:
         round(sum(part.mean_moves * part.episodes for part in parts)),
         sum(part.seconds for part in parts),
     )
+
+
+def evaluate_sharded(
+    env_id: str,
+    env_kwargs: dict[str, Any] | None,
+    agent_specs: Sequence[str],
+    seeds: Sequence[int],
+    backend: str = "serial",
+    address: str | None = None,
+    workers: int | None = None,
+    shard_size: int | None = None,
+) -> list[Summary]:
+    """:func:`evaluate` with every agent's deals cut into blocks run on ``backend`` (see :mod:`agents.backends`).
+
+    Returns one :class:`Summary` per spec, in spec order, whose ``scores`` are per deal in ``seeds`` order:
+    the same as a serial evaluation of those seeds. ``shard_size`` deals per task (default: about four
+    blocks per worker for each agent). Each block makes a fresh agent, as ``--jobs`` does: the agents reset
+    per deal, so the split does not change a game. Every agent is made here first, so a PPO model trained
+    for another env, rules or encoding is refused before any shard is sent.
+    """
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("evaluate_sharded needs at least one seed")
+    if not agent_specs:
+        raise ValueError("evaluate_sharded needs at least one agent spec")
+    if shard_size is not None and shard_size < 1:
+        raise ValueError(f"shard_size must be at least 1, got {shard_size}")
+    kwargs = dict(env_kwargs or {})
+    game_name = gym.make(env_id, **kwargs).unwrapped.game.name  # type: ignore[attr-defined]
+    names = agent_labels(agent_specs)
+    for spec, name in zip(agent_specs, names, strict=True):
+        _make_agent(env_id, spec, name, game_name, seeds[0], kwargs)
+    with backend_session(backend, address, workers) as slots:
+        size = shard_size or max(1, math.ceil(len(seeds) / (4 * slots)))
+        blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
+        tasks = [
+            (env_id, spec, name, game_name, block, kwargs)
+            for spec, name in zip(agent_specs, names, strict=True)
+            for block in blocks
+        ]
+        parts = run_sharded(_play_task, tasks, backend, address, workers)
+    return [join_summaries(parts[k * len(blocks) : (k + 1) * len(blocks)]) for k in range(len(agent_specs))]
 
 
 def format_table(env_id: str, results: Sequence[Summary], lower_is_better: bool) -> str:
@@ -326,8 +387,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.backend == "ray":
-        from agents.backends import evaluate_sharded
-
         seeds = range(args.seed, args.seed + args.episodes)
         results = evaluate_sharded(
             args.env, env_kwargs, args.agents, seeds, backend="ray", address=args.address, workers=args.workers
@@ -357,11 +416,15 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     env_kwargs = env_kwargs_from_json(args.env_kwargs)
     if args.episodes < 1:
         raise ValueError(f"--episodes must be at least 1, got {args.episodes}")
+    if args.episodes > MAX_EPISODES:
+        raise ValueError(f"--episodes must be at most {MAX_EPISODES:,} (split by --seed), got {args.episodes}")
     if args.seed < 0:
         raise ValueError(f"--seed must be 0 or more, got {args.seed}")
+    known = ", ".join(patience_gym.ENVS)
     if args.env not in gym.registry:
-        known = ", ".join(k for k in gym.registry if k.startswith("patience_gym/"))
         raise ValueError(f"unknown env id {args.env!r}; registered: {known}")
+    if args.env not in patience_gym.ENVS:
+        raise ValueError(f"--env {args.env} is not a patience_gym env; choose one of {known}")
     try:
         env = gym.make(args.env, **env_kwargs)
     except (TypeError, ValueError, KeyError, gym.error.Error) as exc:
@@ -373,6 +436,9 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
         if spec.startswith("ppo:") and not Path(spec[4:]).is_file():
             raise ValueError(f"no PPO model at {spec[4:]} (agent {spec})")
     agent_labels(args.agents)
+    for spec in args.agents:
+        if spec.startswith("ppo:"):  # the model is loaded and checked against the env it is to play
+            make_agent(spec, game.name, env_id=args.env, env_kwargs=env_kwargs)
     backend, address = getattr(args, "backend", "serial"), getattr(args, "address", None)
     workers = getattr(args, "workers", None)
     if address is not None and backend != "ray":
@@ -381,8 +447,13 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
         raise ValueError(f"--workers must be at least 1, got {workers}")
     if getattr(args, "records", None) is not None and backend == "ray":
         raise ValueError("--records is not supported with --backend ray yet; record with the serial backend")
+    if args.json_path and Path(args.json_path).is_dir():
+        raise ValueError(f"--json {args.json_path} is a directory; give the results file's name")
     if args.json_path and not Path(args.json_path).resolve().parent.is_dir():
         raise ValueError(f"--json: directory {Path(args.json_path).parent} does not exist; create it first")
+    records = getattr(args, "records", None)
+    if records is not None and Path(records).exists() and not Path(records).is_dir():
+        raise ValueError(f"--records {records} is a file; give a directory to write one record per game into")
     return env_kwargs, bool(game.lower_score_is_better)
 
 

@@ -7,6 +7,10 @@ ignores on load); :func:`load` reads it back and returns a :class:`agents.ppo.PP
     agent = load("models/golf.zip", env_id="patience_gym/Golf-v0")
     env = gym.make(agent.spec.env_id, **agent.spec.make_kwargs())
 
+:func:`load_for_env` is how every tool makes a ``ppo:PATH`` agent (through
+:func:`agents.registry.make_agent`): the model for the env it is asked to play, refused when it was
+trained on another env id, other rule options or another encoding, or when its observations do not fit.
+
 From the shell::
 
     python -m agents.load show models/golf.zip
@@ -38,6 +42,7 @@ import gymnasium as gym
 import patience_gym
 from agents.ppo import PPOAgent
 from patience_gym.env import env_kwargs_from_json
+from patience_gym.features import make_observer
 
 SPEC_ENTRY = "patience_gym_spec.json"
 OPTIMIZER_ENTRY = "policy.optimizer.pth"
@@ -63,6 +68,10 @@ class ModelSpec:
     library_version: str = patience_gym.__version__
     card: str | None = None
     spec_version: int = SPEC_VERSION
+
+    def plays(self, env_id: str) -> bool:
+        """Whether the model may play ``env_id``: its own env, or one of :data:`COMPATIBLE`."""
+        return env_id == self.env_id or self.env_id in COMPATIBLE.get(env_id, ())
 
     def make_kwargs(self) -> dict[str, Any]:
         """The kwargs of ``gym.make(spec.env_id, ...)`` that give the model's observations."""
@@ -91,7 +100,7 @@ def _zip_path(path: str | Path) -> Path:
     if not path.exists() and path.with_suffix(".zip").exists():
         path = path.with_suffix(".zip")
     if not path.exists():
-        raise FileNotFoundError(f"no model at {path}")
+        raise FileNotFoundError(f"no PPO model at {path}")
     if not zipfile.is_zipfile(path):
         raise ModelSpecError(f"{path} is not a saved model (not a zip file)")
     return path
@@ -111,6 +120,8 @@ def save_model_spec(
     that its observations have the model's shape and its action count matches.
     """
     path = _zip_path(model_path)
+    if env_id not in patience_gym.ENVS:
+        raise ValueError(f"{env_id} is not a patience_gym env; choose one of {', '.join(patience_gym.ENVS)}")
     kwargs = dict(env_kwargs or {})
     given = kwargs.pop("obs_encoding", None)
     if given is not None and obs_encoding is not None and given != obs_encoding:
@@ -124,9 +135,7 @@ def save_model_spec(
     unwrapped: Any = env.unwrapped
     shape = list(env.observation_space.shape or ())
     actions = int(env.action_space.n)  # type: ignore[attr-defined]
-    model: Any = PPOAgent(path).model
-    model_shape = list(model.observation_space.shape or ())
-    model_actions = int(model.action_space.n)
+    model_shape, model_actions = _model_shape(PPOAgent(path))
     if model_shape != shape or model_actions != actions:
         raise ModelSpecError(
             f"model {path} observes shape {model_shape} with {model_actions} actions, but {env_id} "
@@ -214,7 +223,7 @@ def load(
             f"model {path} was trained on {spec.env_id}, which patience_gym {patience_gym.__version__} does not "
             f"register (it has {', '.join(patience_gym.ENVS)})"
         )
-    if env_id is not None and env_id != spec.env_id and spec.env_id not in COMPATIBLE.get(env_id, ()):
+    if env_id is not None and not spec.plays(env_id):
         raise ModelSpecError(f"model {path} was trained on {spec.env_id}, not {env_id}")
     if obs_encoding is not None and obs_encoding != spec.obs_encoding:
         raise ModelSpecError(
@@ -228,8 +237,72 @@ def load(
         if "obs_encoding" in env_kwargs:
             return load(path, env_id, env_kwargs["obs_encoding"], None, deterministic)
     agent = PPOAgent(_zip_path(path), deterministic=deterministic)
+    shape, actions = _model_shape(agent)
+    if (shape, actions) != (list(spec.observation_shape), spec.num_actions):
+        raise ModelSpecError(
+            f"model {path}: its spec says observation shape {spec.observation_shape} with {spec.num_actions} "
+            f"actions; the model observes shape {shape} with {actions}: stamp it again "
+            "(python -m agents.load stamp)"
+        )
     agent.spec = spec  # type: ignore[attr-defined]
     return agent
+
+
+def load_for_env(
+    path: str | Path, env_id: str, env_kwargs: Mapping[str, Any] | None = None, deterministic: bool = True
+) -> PPOAgent:
+    """The model at ``path`` as the agent that plays ``gym.make(env_id, **env_kwargs)``.
+
+    A model that carries its spec must have been trained on that env id (or one it may play: see
+    :data:`COMPATIBLE`), with the same rule options (defaults included) and encoding; a model without
+    one is taken at the user's word. Either way the model's observations and actions must fit the env.
+    Anything else is a :class:`ModelSpecError` naming both, raised here rather than at the first move.
+    """
+    kwargs = dict(env_kwargs or {})
+    asked = _make_env(env_id, kwargs, "the env to play")
+    spec = read_model_spec(path)
+    if spec is None:
+        agent = PPOAgent(_zip_path(path), deterministic=deterministic)
+    else:
+        agent = load(path, deterministic=deterministic)
+        trained = _make_env(spec.env_id, spec.make_kwargs(), f"the env model {path} was trained on")
+        same_rules = dataclasses.asdict(trained.game.options) == dataclasses.asdict(asked.game.options)
+        if not (spec.plays(env_id) and same_rules and trained.obs_encoding == asked.obs_encoding):
+            shown = {**kwargs, "obs_encoding": asked.obs_encoding}
+            raise ModelSpecError(
+                f"model {path} was trained on {spec.env_id} {json.dumps(spec.make_kwargs(), sort_keys=True)}, "
+                f"not {env_id} {json.dumps(shown, sort_keys=True)}"
+            )
+    shape, actions = _model_shape(agent)
+    fits = [list(asked.observation_space.shape or ())]
+    asked.reset(seed=0)
+    stage, _ = asked.game.stage(asked.state)  # a part the model may be shown (a hole of a round)
+    if stage is not asked.game:
+        fits.append(list(make_observer(stage, asked.obs_encoding).spec.shape))
+    if shape not in fits or actions != int(asked.action_space.n):
+        raise ModelSpecError(
+            f"model {path} observes shape {shape} with {actions} actions, but {env_id} (obs_encoding "
+            f"{asked.obs_encoding!r}) gives shape {fits[0]} with {asked.action_space.n} actions: make the env "
+            "with the rules and obs_encoding the model was trained on"
+        )
+    return agent
+
+
+def _make_env(env_id: str, kwargs: Mapping[str, Any], what: str) -> Any:
+    """The unwrapped patience env ``gym.make(env_id, **kwargs)``; a ModelSpecError naming ``what`` otherwise."""
+    if env_id not in patience_gym.ENVS:
+        known = ", ".join(patience_gym.ENVS)
+        raise ModelSpecError(f"{what}, {env_id}, is not a patience_gym env; choose one of {known}")
+    try:
+        return gym.make(env_id, **kwargs).unwrapped
+    except (gym.error.Error, TypeError, ValueError) as exc:
+        raise ModelSpecError(f"cannot make {what}, {env_id} with {dict(kwargs)}: {exc}") from None
+
+
+def _model_shape(agent: PPOAgent) -> tuple[list[int], int]:
+    """The observation shape and the number of actions of the agent's model."""
+    model: Any = agent.model
+    return list(model.observation_space.shape or ()), int(model.action_space.n)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -258,12 +331,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
         else:
             kwargs = env_kwargs_from_json(args.env_kwargs)
-            card = Path(args.card).read_text() if args.card else None
+            card = _read_card(args.card) if args.card else None
             spec = save_model_spec(args.model, args.env, kwargs, args.obs_encoding, card)
     except (ValueError, FileNotFoundError, TypeError) as exc:
-        parser.error(str(exc))
+        parser.exit(2, f"error: {exc}\n")
     print(json.dumps(dataclasses.asdict(spec), indent=1))
     return 0
+
+
+def _read_card(path: str) -> str:
+    """The text of the model card at ``path``; a ValueError naming the flag where it is not a readable text file."""
+    if Path(path).is_dir():
+        raise ValueError(f"--card: {path} is a directory, not a text file")
+    try:
+        return Path(path).read_text()
+    except FileNotFoundError:
+        raise ValueError(f"--card: no file at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--card: cannot read {path} as text: {exc}") from None
 
 
 if __name__ == "__main__":

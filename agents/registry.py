@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
+from typing import Any
 
 from agents.base import Agent, RandomAgent
+from agents.load import load_for_env
 
 #: Game name (``env.unwrapped.game.name``) -> "module:Class" of its greedy baseline.
 GREEDY: dict[str, str] = {
@@ -60,10 +63,20 @@ def agent_options(spec: str) -> dict[str, float | None]:
     return options
 
 
-def make_agent(spec: str, game_name: str, seed: int | None = None) -> Agent:
+def make_agent(
+    spec: str,
+    game_name: str,
+    seed: int | None = None,
+    *,
+    env_id: str | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+) -> Agent:
     """An agent from a spec: ``random``, ``greedy``, ``solver``, ``planner`` or ``ppo:PATH``.
 
     The table agents take their constructor's options after a colon: ``planner:samples=12,margin=1``.
+    ``ppo:PATH`` needs the env it will play, ``gym.make(env_id, **env_kwargs)``: the model is loaded by
+    :func:`agents.load.load_for_env`, which refuses one trained on another env id, other rule options or
+    another encoding (a :class:`agents.load.ModelSpecError`).
     """
     kind, _, arg = spec.partition(":")
     if kind == "random":
@@ -82,7 +95,7 @@ def make_agent(spec: str, game_name: str, seed: int | None = None) -> Agent:
     if kind == "ppo":
         if not arg:
             raise ValueError("the ppo agent needs a model path: ppo:PATH")
-        from agents.ppo import PPOAgent
-
-        return PPOAgent(arg)
+        if env_id is None:
+            raise ValueError(f"agent {spec!r} needs the env id it will play (make_agent(..., env_id=, env_kwargs=))")
+        return load_for_env(arg, env_id, env_kwargs)
     raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner or ppo:PATH")

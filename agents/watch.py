@@ -24,6 +24,8 @@ import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
+from agents.load import read_model_spec
+from agents.registry import make_agent
 from patience_gym.env import env_kwargs_from_json
 from patience_gym.records import GameRecord, RecordEpisodes, RecordError, load_record, make_env, replay, save_record
 from patience_gym.render.image import render_rgb, save_animation
@@ -72,19 +74,17 @@ def record_frames(record: GameRecord) -> list[np.ndarray]:
 
 
 def _make_agent(spec: str, env_id: str, env_kwargs: dict[str, Any], seed: int | None) -> tuple[Agent, dict[str, Any]]:
-    """The agent of ``spec``, and the env kwargs to play it with (a PPO model may carry its own)."""
-    from agents.registry import make_agent
+    """The agent of ``spec``, and the env kwargs to play it with.
 
+    A PPO model that carries its spec brings its own env kwargs; those given here must agree with them
+    (:func:`agents.registry.make_agent` refuses a model trained on another env, rules or encoding).
+    """
     if spec.startswith("ppo:"):
-        from agents.load import load, read_model_spec
-
         model_spec = read_model_spec(spec[4:])
-        if model_spec is not None:
-            agent = load(spec[4:], env_id=env_id)
-            kwargs = {**model_spec.env_kwargs, "obs_encoding": model_spec.obs_encoding, **env_kwargs}
-            return agent, kwargs
+        if model_spec is not None and model_spec.plays(env_id):
+            env_kwargs = {**model_spec.make_kwargs(), **env_kwargs}
     game_name = gym.make(env_id, **env_kwargs).unwrapped.game.name  # type: ignore[attr-defined]
-    return make_agent(spec, game_name, seed=seed), env_kwargs
+    return make_agent(spec, game_name, seed=seed, env_id=env_id, env_kwargs=env_kwargs), env_kwargs
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,19 +9,25 @@ The board is the env's text render; the legal moves are listed by number and
 notation. Type a number or a move's notation to play it, ``u`` to undo, ``h``
 for a hint (from the greedy agent, or ``--hint-agent planner``: this needs the
 ``agents`` package of the patience_gym repository, imported only when asked),
-``?`` for help and ``q`` to quit. The game's record is saved when it ends or
-when you quit (``--record-out``; by default ``<Env>-seed<seed>.json`` here) and
+``?`` for help and ``q`` to quit. A ``--hint-agent`` given is made at start-up, so a
+bad spec or a model for another game is refused before the deal. The game's record is
+saved when it ends or when you quit (``--record-out``, checked before the deal; by
+default ``<Env>-seed<seed>.json`` here; if it cannot be written then, the record is
+saved here or in the temporary folder instead, and the message says where) and
 replays with ``patience_gym.records`` or films with ``python -m agents.watch --record``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+import tempfile
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, NoReturn, TextIO, cast
 
 import gymnasium as gym
 import numpy as np
@@ -52,6 +58,7 @@ class Session:
         self.rewards: list[float] = []
         self.over = False
         self.truncated = False
+        self._hint: Any = None  # the hint agent, made once (by make_hint_agent)
 
     @property
     def legal(self) -> list[int]:
@@ -103,11 +110,20 @@ class Session:
             self.play(action)
         return True
 
-    def hint(self) -> int:
-        """The hint agent's move; ImportError where the agents package is missing."""
-        from agents.registry import make_agent  # agents sits above patience_gym: imported only for a hint
+    def make_hint_agent(self) -> Any:
+        """The hint agent, made once: ImportError where the agents package is missing; ValueError or
+        FileNotFoundError for a bad spec or a model (``ppo:PATH``) trained for another env, rules or encoding."""
+        if self._hint is None:
+            from agents.registry import make_agent  # agents sits above patience_gym: imported only for a hint
 
-        agent = make_agent(self.hint_agent, self.game_env.game.name, seed=self.seed)
+            self._hint = make_agent(
+                self.hint_agent, self.game_env.game.name, seed=self.seed, env_id=self.env_id, env_kwargs=self.env_kwargs
+            )
+        return self._hint
+
+    def hint(self) -> int:
+        """The hint agent's move (the agent reset to the deal's seed, as for a fresh one)."""
+        agent = self.make_hint_agent()
         agent.reset(self.seed)
         return int(agent.act(self.game_env, self.obs, self.info["action_mask"].astype(bool)))
 
@@ -203,27 +219,76 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     parser.add_argument("--seed", type=int, help="deal seed (random when left out)")
     parser.add_argument("--env-kwargs", default="{}", help="JSON dict of rule options")
     parser.add_argument("--record-out", help="where to save the game record (default: <Env>-seed<seed>.json here)")
-    parser.add_argument("--hint-agent", default="greedy", help="agent spec giving hints: greedy, planner, ...")
+    parser.add_argument("--hint-agent", help="agent spec giving hints: greedy (the default), planner, ppo:PATH, ...")
     args = parser.parse_args(argv)
+
+    def fail(message: str) -> NoReturn:
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+
     if args.env not in patience_gym.ENVS:
-        parser.error(f"unknown env {args.env!r}; choose one of {', '.join(patience_gym.ENVS)}")
+        fail(f"unknown env {args.env!r}; choose one of {', '.join(patience_gym.ENVS)}")
+    if args.seed is not None and args.seed < 0:
+        fail(f"--seed must be 0 or more, got {args.seed}")
     try:
         env_kwargs = env_kwargs_from_json(args.env_kwargs)
     except ValueError as exc:
-        parser.error(str(exc))
+        fail(str(exc))
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)  # type: ignore[operator]
+    path = Path(args.record_out) if args.record_out else default_record_path(args.env, seed)
+    problem = record_path_problem(path)
+    if problem:
+        fail(f"--record-out {path} {problem}")
     try:
-        session = Session(args.env, env_kwargs, seed, args.hint_agent)
+        session = Session(args.env, env_kwargs, seed, args.hint_agent or "greedy")
     except (TypeError, ValueError) as exc:
-        parser.error(str(exc))
+        fail(str(exc))
+    if args.hint_agent is not None:
+        try:
+            session.make_hint_agent()
+        except ImportError:
+            pass  # a hint then says that the agents package is missing
+        except (ValueError, TypeError, FileNotFoundError) as exc:
+            fail(f"--hint-agent {args.hint_agent}: {exc}")
     try:
         run(session, stdin, out)
     except KeyboardInterrupt:
         out.write("\n(interrupted)\n")
-    path = Path(args.record_out) if args.record_out else default_record_path(args.env, seed)
-    save_record(session.record(), path)
+    record = session.record()
+    try:
+        save_record(record, path)
+    except OSError as exc:
+        kept = save_elsewhere(record, args.env, seed)
+        where = f"saved it to {kept} instead" if kept else "nor anywhere else; here it is:"
+        print(f"could not save the record to {path} ({exc}); {where}", file=sys.stderr)
+        if kept is None:  # the last place left: the record itself, on stderr
+            print(json.dumps(record.to_dict()), file=sys.stderr)
+        return 1
     out.write(f"record saved to {path}\n")
     return 0
+
+
+def record_path_problem(path: Path) -> str | None:
+    """Why a game record cannot be written to ``path`` (None: it can), checked before the game."""
+    if path.is_dir():
+        return "is a directory; give the record's file name"
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"cannot be written: {folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK):
+        return f"cannot be written: no permission to write in {folder}"
+    return None
+
+
+def save_elsewhere(record: GameRecord, env_id: str, seed: int) -> Path | None:
+    """Save ``record`` under its default name here, else in the temporary folder; the path, or None."""
+    for folder in (Path("."), Path(tempfile.gettempdir())):
+        try:
+            return save_record(record, default_record_path(env_id, seed, folder))
+        except OSError:
+            continue
+    return None
 
 
 if __name__ == "__main__":

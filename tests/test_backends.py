@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agents.backends import evaluate_sharded, run_sharded
-from agents.evaluate import evaluate
+from agents.backends import run_sharded
+from agents.evaluate import evaluate, evaluate_sharded
 from benchmarks import golf_solver as bench
 
 GOLF = "patience_gym/Golf-v0"
@@ -192,3 +192,27 @@ def test_solver_statistics_on_ray_equal_the_serial_run(cluster: Any, tmp_path: P
             assert a[key] == b[key]
     assert len(list((tmp_path / "state").glob("*.json"))) == 8
     assert "2 ray workers" in (ray_out / "golf_solver.md").read_text()
+
+
+def test_evaluate_sharded_refuses_a_model_for_another_game_before_any_shard(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents import evaluate as evaluate_module
+    from agents.load import ModelSpecError
+
+    sent: list[Any] = []
+    monkeypatch.setattr(evaluate_module, "run_sharded", lambda *a, **k: sent.append(a))
+    model = Path(__file__).resolve().parents[1] / "models" / "golf_moves_decay2.zip"
+    with pytest.raises(ModelSpecError, match="trained on patience_gym/Golf-v0 .*queens_on_kings"):
+        evaluate_sharded(GOLF, {"obs_encoding": "runs", "queens_on_kings": True}, [f"ppo:{model}"], range(4))
+    assert sent == []
+
+
+def test_backends_and_evaluate_import_each_other_in_no_circle() -> None:
+    """agents.evaluate uses agents.backends; agents.backends, the generic layer, imports no agent module."""
+    import ast
+
+    import agents.backends
+
+    tree = ast.parse(Path(agents.backends.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not {name for name in imported if name and name.startswith("agents")}, imported

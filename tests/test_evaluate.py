@@ -239,3 +239,88 @@ def test_cli_records_and_backend_flags(tmp_path, capsys):
     assert "--address needs --backend ray" in capsys.readouterr().err
     assert main([*args, "--backend", "ray"]) == 2
     assert "--records is not supported with --backend ray" in capsys.readouterr().err
+
+
+MODELS = __import__("pathlib").Path(__file__).resolve().parents[1] / "models"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            [
+                "--env",
+                "patience_gym/Giant-v0",
+                "--env-kwargs",
+                '{"obs_encoding": "moves"}',
+                "--agents",
+                "greedy",
+                f"ppo:{MODELS / 'miss_milligan_moves_critic.zip'}",
+            ],
+            'was trained on patience_gym/MissMilligan-v0 {"obs_encoding": "moves"}, not patience_gym/Giant-v0',
+        ),
+        (
+            [
+                "--env",
+                "patience_gym/PussInTheCorner-v0",
+                "--env-kwargs",
+                '{"obs_encoding": "moves_replay"}',
+                "--agents",
+                f"ppo:{MODELS / 'puss_moves_replay_all.zip'}",
+            ],
+            '"moves_replay_all"}, not patience_gym/PussInTheCorner-v0 {"obs_encoding": "moves_replay"}',
+        ),
+        (
+            [
+                "--env",
+                "patience_gym/Golf-v0",
+                "--env-kwargs",
+                '{"obs_encoding": "runs", "queens_on_kings": true}',
+                "--agents",
+                f"ppo:{MODELS / 'golf_moves_decay2.zip'}",
+            ],
+            'not patience_gym/Golf-v0 {"obs_encoding": "runs", "queens_on_kings": true}',
+        ),
+        (
+            ["--env", "patience_gym/PussInTheCorner-v0", "--agents", f"ppo:{MODELS / 'golf_moves_decay2.zip'}"],
+            "was trained on patience_gym/Golf-v0",
+        ),
+        (["--env", "CartPole-v1"], "--env CartPole-v1 is not a patience_gym env; choose one of patience_gym/Golf-v0"),
+        (["--env", "patience_gym/Golf-v0", "--episodes", "99999999999999999999"], "--episodes must be at most 10,000,"),
+    ],
+)
+def test_wrong_models_and_envs_are_one_line_and_exit_2_before_any_game(capsys, argv, message):
+    assert main(["--episodes", "2", *argv]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and len(captured.err.strip().splitlines()) == 1, captured.err
+    assert captured.out == ""
+
+
+def test_bad_model_files_and_output_paths_are_refused_before_any_game(tmp_path, capsys):
+    not_zip = tmp_path / "notes.zip"
+    not_zip.write_text("not a model")
+    taken = tmp_path / "taken.txt"
+    taken.write_text("keep me")
+    golf = ["--env", "patience_gym/Golf-v0", "--episodes", "2"]
+    for argv, message in [
+        ([*golf, "--agents", f"ppo:{not_zip}"], f"{not_zip} is not a saved model (not a zip file)"),
+        ([*golf, "--agents", "random", "--records", str(taken)], f"--records {taken} is a file; give a directory"),
+        ([*golf, "--agents", "random", "--json", str(tmp_path)], f"--json {tmp_path} is a directory"),
+    ]:
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert message in captured.err and len(captured.err.strip().splitlines()) == 1, captured.err
+        assert captured.out == ""
+    assert taken.read_text() == "keep me"
+
+
+def test_evaluate_refuses_a_model_for_another_game_before_any_deal(monkeypatch):
+    from agents import evaluate as evaluate_module
+    from agents.load import ModelSpecError
+
+    played = []
+    monkeypatch.setattr(evaluate_module, "play_episodes", lambda *a, **k: played.append(a))
+    specs = ["greedy", f"ppo:{MODELS / 'miss_milligan_moves_critic.zip'}"]
+    with pytest.raises(ModelSpecError, match="trained on patience_gym/MissMilligan-v0"):
+        evaluate_module.evaluate("patience_gym/Giant-v0", specs, 2, env_kwargs={"obs_encoding": "moves"})
+    assert played == []  # not even greedy's deals

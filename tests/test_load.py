@@ -107,7 +107,7 @@ def test_restamp_replaces_the_spec(stamped: Path) -> None:
 
 
 def test_bad_files_are_named(stamped: Path, tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no model at"):
+    with pytest.raises(FileNotFoundError, match="no PPO model at"):
         load(tmp_path / "none.zip")
     text = tmp_path / "notes.zip"
     text.write_text("hello")
@@ -181,3 +181,144 @@ def test_slim_keeps_the_policy_and_the_spec_and_drops_the_optimizer_state(stampe
         archive.writestr("data", "{}")
     with pytest.raises(ModelSpecError, match="no policy.optimizer.pth"):
         slim_model(not_a_model)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
+
+
+@pytest.mark.parametrize(
+    ("model", "env_id", "env_kwargs", "message"),
+    [
+        (
+            "miss_milligan_moves_critic.zip",
+            "patience_gym/Giant-v0",
+            {"obs_encoding": "moves"},
+            'was trained on patience_gym/MissMilligan-v0 {"obs_encoding": "moves"}, '
+            'not patience_gym/Giant-v0 {"obs_encoding": "moves"}',
+        ),
+        (
+            "puss_moves_replay_all.zip",
+            "patience_gym/PussInTheCorner-v0",
+            {"obs_encoding": "moves_replay"},
+            'was trained on patience_gym/PussInTheCorner-v0 {"obs_encoding": "moves_replay_all"}, '
+            'not patience_gym/PussInTheCorner-v0 {"obs_encoding": "moves_replay"}',
+        ),
+        (
+            "golf_moves_decay2.zip",
+            "patience_gym/Golf-v0",
+            {"obs_encoding": "runs", "queens_on_kings": True},
+            'was trained on patience_gym/Golf-v0 {"obs_encoding": "runs"}, '
+            'not patience_gym/Golf-v0 {"obs_encoding": "runs", "queens_on_kings": true}',
+        ),
+        (
+            "golf_moves_decay2.zip",
+            "patience_gym/PussInTheCorner-v0",
+            {},
+            'was trained on patience_gym/Golf-v0 {"obs_encoding": "runs"}, '
+            'not patience_gym/PussInTheCorner-v0 {"obs_encoding": "ids"}',
+        ),
+    ],
+)
+def test_a_committed_model_is_refused_for_another_game(model: str, env_id: str, env_kwargs: dict, message: str) -> None:
+    """Same shapes (Miss Milligan and Giant, two Puss encodings, Golf's rule options) or not: refused when made."""
+    from agents.load import load_for_env
+    from agents.registry import make_agent
+
+    path = ROOT / "models" / model
+    with pytest.raises(ModelSpecError) as refused:
+        load_for_env(path, env_id, env_kwargs)
+    assert f"model {path} {message}" == str(refused.value)
+    game = gym.make(env_id).unwrapped.game.name  # type: ignore[attr-defined]
+    with pytest.raises(ModelSpecError, match="was trained on"):
+        make_agent(f"ppo:{path}", game, env_id=env_id, env_kwargs=env_kwargs)
+
+
+def test_a_model_plays_its_own_env_and_a_golf_hole_model_a_round() -> None:
+    from agents.load import load_for_env
+
+    for env_id, kwargs in [
+        ("patience_gym/Golf-v0", {"obs_encoding": "runs"}),
+        ("patience_gym/Golf-v0", {"obs_encoding": "runs", "queens_on_kings": False}),  # the default, said aloud
+        ("patience_gym/GolfRound-v0", {"obs_encoding": "runs"}),
+    ]:
+        agent = load_for_env(GOLF_MODEL, env_id, kwargs)
+        assert play_episodes(env_id, agent, [0], kwargs).episodes == 1
+
+
+def test_make_agent_needs_the_env_a_model_will_play() -> None:
+    from agents.registry import make_agent
+
+    with pytest.raises(ValueError, match="needs the env id it will play"):
+        make_agent(f"ppo:{GOLF_MODEL}", "golf")
+
+
+def test_a_model_without_spec_is_checked_against_the_env_when_made(model_path: Path) -> None:
+    from agents.load import load_for_env
+
+    agent = load_for_env(model_path, ENV, {"obs_encoding": "ranks"})  # the user's word for what it was trained on
+    assert _actions(agent, range(3)) == _actions(load_for_env(model_path, ENV, {"obs_encoding": "ranks"}), range(3))
+    with pytest.raises(ModelSpecError, match=r"observes shape \[\d+\] with 8 actions, but patience_gym/Golf-v0"):
+        load_for_env(model_path, ENV, {})  # the default encoding: not the model's, refused before any move
+    text = model_path.parent / "notes.zip"
+    text.write_text("hello")
+    with pytest.raises(ModelSpecError, match="not a zip file"):
+        load_for_env(text, ENV, {})
+
+
+def test_load_checks_the_spec_against_the_model(stamped: Path, tmp_path: Path) -> None:
+    """A spec that does not describe its model is refused at load, not at the first move."""
+    with zipfile.ZipFile(stamped) as archive:
+        data = json.loads(archive.read(SPEC_ENTRY))
+    for bad, message in [
+        ({**data, "observation_shape": [3]}, r"spec says observation shape \[3\] with 8 actions; the model observes"),
+        ({**data, "num_actions": 9}, r"with 9 actions; the model observes shape \[\d+\] with 8"),
+    ]:
+        broken = tmp_path / "broken.zip"
+        with zipfile.ZipFile(stamped) as src, zipfile.ZipFile(broken, "w") as dst:
+            for item in src.infolist():
+                dst.writestr(item, json.dumps(bad) if item.filename == SPEC_ENTRY else src.read(item.filename))
+        with pytest.raises(ModelSpecError, match=message):
+            load(broken)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--env", "CartPole-v1"], "CartPole-v1 is not a patience_gym env; choose one of patience_gym/Golf-v0"),
+        (["--env", ENV, "--card", "DIR"], "--card: DIR is a directory, not a text file"),
+        (["--env", ENV, "--card", "missing.md"], "--card: no file at missing.md"),
+    ],
+)
+def test_stamp_user_errors_are_one_line_and_exit_2(
+    model_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "DIR").mkdir()
+    path = tmp_path / "m.zip"
+    path.write_bytes(model_path.read_bytes())
+    with pytest.raises(SystemExit) as exited:
+        main(["stamp", str(path), "--obs-encoding", "ranks", *extra])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert read_model_spec(path) is None
+
+
+def test_watch_refuses_a_model_for_another_game_or_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agents.watch import main as watch
+
+    gif = tmp_path / "ppo.gif"
+    for argv in (
+        ["--env", "patience_gym/PussInTheCorner-v0"],
+        ["--env", ENV, "--env-kwargs", '{"queens_on_kings": true}'],
+    ):
+        with pytest.raises(SystemExit) as exited:
+            watch([*argv, "--agent", f"ppo:{GOLF_MODEL}", "--seed", "1", "--out", str(gif)])
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and "was trained on patience_gym/Golf-v0" in err, err
+        assert not gif.exists()

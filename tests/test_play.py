@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -138,3 +139,72 @@ def test_command_line_run_saves_in_the_current_folder(tmp_path: Path) -> None:
     probe = "import sys, patience_gym.play; print('agents' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.strip() == "False"
+
+
+GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
+
+
+def _refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The one line of stderr of a command line refused with exit status 2 before any game is shown."""
+    out = io.StringIO()
+    with pytest.raises(SystemExit) as exited:
+        main(argv, stdin=io.StringIO("1\nq\n"), stdout=out)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert out.getvalue() == ""  # no board, no game
+    return err
+
+
+def test_bad_seeds_hint_agents_and_record_paths_are_refused_before_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = ["--record-out", str(tmp_path / "g.json")]
+    assert "--seed must be 0 or more, got -1" in _refused(["patience_gym/Golf-v0", "--seed", "-1", *record], capsys)
+    err = _refused(["patience_gym/Golf-v0", "--seed", "1", "--hint-agent", "ppo:/nonexistent.zip", *record], capsys)
+    assert "--hint-agent ppo:/nonexistent.zip: no PPO model at /nonexistent.zip" in err
+    err = _refused(["patience_gym/PussInTheCorner-v0", "--hint-agent", f"ppo:{GOLF_MODEL}", *record], capsys)
+    assert "was trained on patience_gym/Golf-v0" in err
+    assert "--hint-agent smart: unknown agent 'smart'" in _refused(
+        ["patience_gym/Golf-v0", "--hint-agent", "smart"], capsys
+    )
+    err = _refused(["patience_gym/Golf-v0", "--seed", "1", "--record-out", str(tmp_path)], capsys)
+    assert f"--record-out {tmp_path} is a directory; give the record's file name" in err
+    (tmp_path / "file").write_text("")
+    err = _refused(["patience_gym/Golf-v0", "--record-out", str(tmp_path / "file" / "g.json")], capsys)
+    assert f"{tmp_path / 'file'} is a file, not a folder" in err
+    assert not (tmp_path / "g.json").exists()
+
+
+def test_a_ppo_model_gives_hints_for_its_own_game(tmp_path: Path) -> None:
+    argv = ["patience_gym/Golf-v0", "--seed", "2", "--env-kwargs", '{"obs_encoding": "runs"}']
+    text = _play([*argv, "--hint-agent", f"ppo:{GOLF_MODEL}", "--record-out", str(tmp_path / "g.json")], "h\nq\n")
+    assert f"hint (ppo:{GOLF_MODEL}): " in text
+
+
+def test_a_record_that_cannot_be_written_is_saved_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The path was fine at start-up but writing fails at the end: the game is kept, and the player told where."""
+    from patience_gym import play
+
+    wanted = tmp_path / "full" / "g.json"
+    real_save = play.save_record
+
+    def failing_save(record: Any, path: Any) -> Path:
+        if Path(path) == wanted:
+            raise OSError(28, "No space left on device")
+        return real_save(record, path)
+
+    monkeypatch.setattr(play, "save_record", failing_save)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert main(["patience_gym/Golf-v0", "--seed", "3", "--record-out", str(wanted)], io.StringIO("1\nq\n"), out) == 1
+    err = capsys.readouterr().err
+    assert f"could not save the record to {wanted}" in err and "No space left on device" in err
+    assert "saved it to Golf-v0-seed3.json instead" in err
+    assert len(load_record(tmp_path / "Golf-v0-seed3.json").moves) == 1
+    # Where nothing can be written at all, the record is printed, to be copied.
+    monkeypatch.setattr(play, "save_record", lambda record, path: (_ for _ in ()).throw(PermissionError(13, "denied")))
+    assert main(["patience_gym/Golf-v0", "--seed", "3", "--record-out", str(wanted)], io.StringIO("1\nq\n"), out) == 1
+    first, printed = capsys.readouterr().err.strip().splitlines()
+    assert first.endswith("nor anywhere else; here it is:") and json.loads(printed)["seed"] == 3
