@@ -375,7 +375,7 @@ class MaskedSyncVectorEnv(gymnasium.vector.SyncVectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions, bool [N, A], a fresh array; all True in a row awaiting its reset."""
-        masks = np.stack([env.unwrapped.action_masks() for env in self.envs])
+        masks = np.stack([env.unwrapped.action_masks() for env in self.envs])  # type: ignore[attr-defined]
         masks[self._awaiting_reset()] = True
         return masks
 
