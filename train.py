@@ -15,7 +15,9 @@ count, optimiser state, episode log and evaluation history included.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
 import os
 import re
@@ -63,6 +65,8 @@ RUN_FILES = (
 #: Seeds of one training segment: TRAIN_SEED_BASE + SEED_STRIDE * (seed * MAX_SEGMENTS + segment) + env index.
 SEED_STRIDE = MAX_ENVS
 MAX_SEGMENTS = 100
+#: ``--seed`` seeds numpy's global generator too (through SB3), which takes seeds below 2**32.
+MAX_SEED = 2**32
 
 
 @dataclasses.dataclass
@@ -75,8 +79,8 @@ class Args:
     """which env of the config to train; None: its only one"""
     total_timesteps: Annotated[int | None, Field(ge=1)] = None
     """env steps to train for; None: the config's"""
-    seed: Annotated[int, Field(ge=0)] = 0
-    """seed of the training deals and the network"""
+    seed: Annotated[int | None, Field(ge=0, lt=MAX_SEED)] = None
+    """seed of the training deals and the network; None: 0 (with --resume: the run's)"""
     n_envs: Annotated[int | None, Field(ge=1, le=SEED_STRIDE)] = None
     """parallel envs; None: the config's"""
     vec: Literal["batched", "dummy", "subproc"] | None = None
@@ -106,10 +110,43 @@ OVERRIDES = {
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Parse the command line into :class:`Args` (tyro: flags are the fields, dashed; --help from the docstrings)."""
+    """Parse the command line into :class:`Args` (tyro: flags are the fields, dashed; --help from the docstrings).
+
+    A command line tyro refuses is a ConfigError of one line (tyro draws a box of several); ``--help`` prints
+    the help and exits as usual.
+    """
     import tyro
 
-    return tyro.cli(Args, args=argv, description=__doc__)
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            args = tyro.cli(Args, args=argv, prog="train.py", description=__doc__)
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            sys.stderr.write(captured.getvalue())
+            raise
+        raise ConfigError(one_line_usage_error(captured.getvalue())) from None
+    sys.stderr.write(captured.getvalue())  # tyro's warnings, if any
+    return args
+
+
+def one_line_usage_error(box: str) -> str:
+    """tyro's error box as one line: its message (the first paragraph after the title), a guessed flag, the help."""
+    rows = [ln.strip().strip("\u2502|").strip() for ln in box.strip().splitlines()]
+    rows = [ln for ln in rows[1:] if not ln.startswith("\u2570")]  # the title (a line, or the top border), the bottom
+    sections: list[list[str]] = [[]]
+    for row in rows:
+        if row and set(row) <= set("\u2500-"):
+            sections.append([])
+        else:
+            sections[-1].append(row)
+    sections = [s for s in sections if any(s)]
+    first = sections[0] if sections else ["cannot parse the command line"]
+    paragraph = " ".join(first[: first.index("")] if "" in first else first).strip()
+    guess = next((s for s in sections if s[0].startswith("Perhaps you meant")), None)
+    if guess and len(guess) > 1 and guess[1]:
+        paragraph = f"{paragraph.rstrip('.')} (perhaps you meant {guess[1].split()[0]})"
+    return f"{paragraph.rstrip('.')}. See train.py --help"
 
 
 def check_args(args: Args) -> None:
@@ -400,17 +437,18 @@ def setup(args: Args) -> tuple[TrainConfig, Path, bool]:
 def train(args: Args) -> Path:
     """Train (or resume), save the model, write the report; return the run directory."""
     config, run_dir, resuming = setup(args)
+    seed = args.seed or 0
     clock = SegmentClock(run_dir / "training.json")
     vec, why = select_vec(args.vec or config.vec, config)
     if why:
         print(f"vec: {vec} ({why})")
     try:
-        envs = make_envs(config, config.n_envs, segment_seed(args.seed, clock.segment), vec, run_dir / "monitor")
+        envs = make_envs(config, config.n_envs, segment_seed(seed, clock.segment), vec, run_dir / "monitor")
         if resuming:
             model, checkpoint = load_checkpoint(run_dir, envs)
             print(f"resuming {run_dir} from {checkpoint.name} at {model.num_timesteps} steps")
         else:
-            model = new_model(config, envs, run_dir, args.seed)
+            model = new_model(config, envs, run_dir, seed)
     except ConfigError:
         if not resuming:  # leave the directory as empty as it was, so the same command works once fixed
             clear_run(run_dir)
@@ -419,7 +457,7 @@ def train(args: Args) -> Path:
     clock.start(model.num_timesteps)
     callbacks = make_callbacks(config, run_dir, clock)
     if not resuming and config.pretrain.episodes > 0:
-        _pretrain(model, config, run_dir, args.seed)
+        _pretrain(model, config, run_dir, seed)
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(
@@ -568,9 +606,8 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
 
 def main(argv: list[str] | None = None) -> int:
     """Train; a user error is one line on stderr and exit status 2."""
-    args = parse_args(argv)
     try:
-        train(args)
+        train(parse_args(argv))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
