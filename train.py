@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 import json
 import os
@@ -24,6 +25,7 @@ import re
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -263,14 +265,26 @@ def warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def save_atomically(model: Any, path: Path) -> None:
-    """``model.save(path)`` through a temporary file and a rename: a kill leaves the old file or the new one."""
+def save_atomically(model: Any, path: Path, stamp: Callable[[Path], Any] | None = None) -> None:
+    """``model.save(path)`` through a temporary file and a rename: a kill leaves the old file or the new one.
+
+    ``stamp`` writes the model's spec into the temporary file first, so no model is ever there without it.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as fh:
         model.save(fh)
-        fh.flush()
+    if stamp is not None:
+        stamp(tmp)
+    with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def spec_stamp(config: TrainConfig) -> Callable[[Path], Any]:
+    """Writes the run's env id, rule options and encoding into a saved model (``agents.load(path)`` plays it)."""
+    from agents.load import save_model_spec
+
+    return functools.partial(save_model_spec, env_id=config.env_id, env_kwargs=config.env_kwargs)
 
 
 def write_json_atomically(path: Path, data: Any) -> None:
@@ -467,7 +481,7 @@ def train(args: Args) -> Path:
             reset_num_timesteps=not resuming,
             tb_log_name="ppo",
         )
-    save_atomically(model, run_dir / "model.zip")
+    save_atomically(model, run_dir / "model.zip", spec_stamp(config))
     envs.close()
     clock.update(model.num_timesteps, finished=True)
 
@@ -476,7 +490,6 @@ def train(args: Args) -> Path:
     table = write_report(run_dir, config)
     from agents.load import save_model_spec
 
-    # The model carries its env id, rule options and encoding (agents.load(path) plays it back).
     save_model_spec(run_dir / "model.zip", config.env_id, config.env_kwargs, card=(run_dir / "report.md").read_text())
     print(table)
     print(f"\nrun written to {run_dir}")
@@ -535,8 +548,11 @@ def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> l
     """Checkpoints, the clock, and the held-out evaluations (continuing any earlier ones)."""
     from agents.callbacks import AtomicCheckpoint, ClockCallback, ResumableEvalCallback
 
+    stamp = spec_stamp(config)
     callbacks: list[Any] = [
-        AtomicCheckpoint(config.checkpoint_freq, run_dir / "checkpoints", save_atomically),
+        AtomicCheckpoint(
+            config.checkpoint_freq, run_dir / "checkpoints", functools.partial(save_atomically, stamp=stamp)
+        ),
         ClockCallback(clock),
     ]
     if config.eval.freq > 0:
@@ -547,6 +563,7 @@ def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> l
                 folder=run_dir / "eval",
                 n_eval_episodes=config.eval.episodes,
                 eval_freq=max(config.eval.freq // config.n_envs, 1),
+                stamp=stamp,
             )
         )
     return callbacks

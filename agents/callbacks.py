@@ -62,8 +62,16 @@ class ResumableEvalCallback(MaskableEvalCallback):
     ``eval_freq * n_envs`` env steps of the whole run.
     """
 
-    def __init__(self, eval_env: Any, folder: Path, n_eval_episodes: int, eval_freq: int) -> None:
-        self.folder = folder
+    def __init__(
+        self,
+        eval_env: Any,
+        folder: Path,
+        n_eval_episodes: int,
+        eval_freq: int,
+        stamp: Callable[[Path], Any] | None = None,
+    ) -> None:
+        """``stamp`` writes the model's spec into a new best model before it takes the place of the old one."""
+        self.folder, self.stamp = folder, stamp
         self.scratch = folder / ".incoming"
         super().__init__(
             eval_env,
@@ -107,5 +115,7 @@ class ResumableEvalCallback(MaskableEvalCallback):
         for name in ("evaluations.npz", "best_model.zip") if due else ():
             incoming = self.scratch / name
             if incoming.is_file():
+                if name == "best_model.zip" and self.stamp is not None:
+                    self.stamp(incoming)
                 os.replace(incoming, self.folder / name)
         return keep_going

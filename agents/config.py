@@ -372,9 +372,11 @@ def check_agent_spec(spec: str, game_name: str) -> None:
     from agents import registry
 
     kind, _, arg = spec.partition(":")
-    if kind == "ppo":
-        if not arg:
-            raise ValueError("the ppo agent needs a model path: ppo:PATH")
+    if kind == "ppo":  # built as the report builds it: the model is found and loaded now, not after training
+        try:
+            registry.make_agent(spec, game_name)
+        except (OSError, TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
         return
     options = registry.agent_options(spec)
     if kind == "random":

@@ -193,6 +193,37 @@ def test_checkpoints_are_written_atomically(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.zip")) == ["model_512_steps.zip"]
 
 
+def test_every_saved_model_carries_its_spec(run):
+    """Checkpoints, the best model and the final model are stamped with the env they play when saved."""
+    from agents.load import read_model_spec
+
+    saved = [*train.checkpoints(run), run / "eval" / "best_model.zip", run / "model.zip"]
+    assert len(saved) == 4
+    for path in saved:
+        spec = read_model_spec(path)
+        assert spec is not None, f"{path} has no spec"
+        assert (spec.env_id, spec.obs_encoding) == (GOLF, "planes")
+    final = read_model_spec(run / "model.zip")
+    assert final is not None and final.card == (run / "report.md").read_text()
+
+
+def test_a_crash_after_training_leaves_a_stamped_model(tmp_path, monkeypatch):
+    """The report failing after training loses nothing: model.zip is already saved with its spec."""
+    from agents import report
+    from agents.load import read_model_spec
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the report broke")
+
+    monkeypatch.setattr(report, "write_report", broken)
+    data = {GOLF: {**TINY[GOLF], "total_timesteps": 512, "eval": {"freq": 0}}}
+    run_dir = tmp_path / "run"
+    with pytest.raises(RuntimeError, match="the report broke"):
+        train.main(["--config", str(write_config(tmp_path, data)), "--run-dir", str(run_dir), "--no-progress-bar"])
+    spec = read_model_spec(run_dir / "model.zip")
+    assert spec is not None and spec.env_id == GOLF
+
+
 def test_checkpoint_freq_below_one_is_refused(tmp_path, capsys):
     for freq in (0, -5):
         data = {GOLF: {**TINY[GOLF], "checkpoint_freq": freq}}
