@@ -319,9 +319,14 @@ def validate(data: dict[str, Any], prefix: str, names: dict[str, str] | None = N
     return config
 
 
+def ppo_settings(ppo: dict[str, Any]) -> dict[str, Any]:
+    """A config's ``ppo`` mapping with the defaults of what it leaves out (:class:`PPOConfig`'s)."""
+    return {f.name: f.default for f in dataclasses.fields(PPOConfig)} | ppo
+
+
 def _check_minibatches(config: TrainConfig, prefix: str) -> None:
     """No minibatch of one step while advantages are normalised (MaskablePPO divides by their spread: NaN)."""
-    ppo: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(PPOConfig)} | config.ppo
+    ppo = ppo_settings(config.ppo)
     if not ppo["normalize_advantage"]:
         return
     where = f"{prefix}.ppo.batch_size {ppo['batch_size']}"

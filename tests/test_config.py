@@ -196,7 +196,7 @@ def test_the_linear_schedule_is_sb3s_and_decays_as_before():
         (["--seed", "-1"], "--seed must be 0 or more, got -1"),
         (["--seed", "99999999999999999999"], "--seed must be below 4,294,967,296, got 99999999999999999999"),
         (["--report-episodes", "0"], "--report-episodes must be at least 1, got 0"),
-        (["--resume", "somewhere", "--config", "x.yaml"], "--config cannot be combined with --resume"),
+        (["--resume", "somewhere", "--run-dir", "x"], "--run-dir cannot be combined with --resume"),
         (["--resume", "somewhere", "--overwrite"], "--overwrite cannot be combined with --resume"),
         (["--config", "nowhere.yaml"], "config file nowhere.yaml does not exist"),
     ],
@@ -231,8 +231,9 @@ def test_no_arguments_run_the_canonical_golf_config(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     args = train.parse_args([])
     assert args.config is None and args.resume is None and not args.overwrite
-    config, run_dir, resuming = train.setup(args)
-    assert config.env_id == GOLF and not resuming
+    plan = train.setup(args)
+    config, run_dir = plan.config, plan.run_dir
+    assert config.env_id == GOLF and plan.checkpoint is None and plan.seed == 0
     assert config == load_config(Path(__file__).resolve().parent.parent / "configs" / "golf.yaml")
     assert run_dir.parent == Path("runs") and run_dir.is_dir() and not any(run_dir.iterdir())
 
