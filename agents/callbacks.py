@@ -62,8 +62,16 @@ class ResumableEvalCallback(MaskableEvalCallback):
     ``eval_freq * n_envs`` env steps of the whole run.
     """
 
-    def __init__(self, eval_env: Any, folder: Path, n_eval_episodes: int, eval_freq: int) -> None:
-        self.folder = folder
+    def __init__(
+        self,
+        eval_env: Any,
+        folder: Path,
+        n_eval_episodes: int,
+        eval_freq: int,
+        stamp: Callable[[Path], Any] | None = None,
+    ) -> None:
+        """``stamp`` writes the model's spec into a new best model before it takes the place of the old one."""
+        self.folder, self.stamp = folder, stamp
         self.scratch = folder / ".incoming"
         super().__init__(
             eval_env,
@@ -88,13 +96,10 @@ class ResumableEvalCallback(MaskableEvalCallback):
         history = self.folder / "evaluations.npz"
         if not history.is_file():
             return
-        try:
-            with np.load(history) as data:
-                self.evaluations_timesteps = [int(t) for t in data["timesteps"]]
-                self.evaluations_results = [list(r) for r in data["results"]]
-                self.evaluations_length = [list(r) for r in data["ep_lengths"]]
-        except (OSError, ValueError, KeyError) as exc:
-            raise ValueError(f"cannot continue the evaluation history: {history} is unreadable ({exc})") from exc
+        data = read_evaluations(history)
+        self.evaluations_timesteps = [int(t) for t in data["timesteps"]]
+        self.evaluations_results = [list(r) for r in data["results"]]
+        self.evaluations_length = [list(r) for r in data["ep_lengths"]]
         if (self.folder / "best_model.zip").is_file() and self.evaluations_results:
             self.best_mean_reward = float(max(np.mean(r) for r in self.evaluations_results))
 
@@ -107,5 +112,60 @@ class ResumableEvalCallback(MaskableEvalCallback):
         for name in ("evaluations.npz", "best_model.zip") if due else ():
             incoming = self.scratch / name
             if incoming.is_file():
+                if name == "best_model.zip" and self.stamp is not None:
+                    self.stamp(incoming)
                 os.replace(incoming, self.folder / name)
         return keep_going
+
+
+#: What every evaluations.npz holds (EvalCallback's arrays, one row per evaluation).
+EVALUATION_KEYS = ("timesteps", "results", "ep_lengths")
+
+
+def read_evaluations(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an ``evaluations.npz``; a ValueError naming the file when it is not one."""
+    try:
+        with np.load(path) as data:
+            arrays = {key: data[key] for key in data.files}
+    except Exception as exc:  # a damaged file raises anything from zip, pickle or numpy's format
+        raise ValueError(f"{path} is not an evaluation history ({type(exc).__name__}: {exc})") from None
+    missing = [key for key in EVALUATION_KEYS if key not in arrays]
+    if missing:
+        raise ValueError(f"{path} is not an evaluation history (it has no {', '.join(missing)})")
+    if len({len(a) for a in arrays.values()}) != 1:
+        raise ValueError(f"{path} is not an evaluation history (its arrays have different lengths)")
+    return arrays
+
+
+def set_aside_evaluations(folder: Path, steps: int) -> int:
+    """Move the evaluations past ``steps`` (made in a stretch a resume went back on) to ``evaluations.abandoned.npz``.
+
+    Their ``resumed_from`` array says from which step the run went on. When the best model was saved in
+    that stretch it goes aside too (``best_model.abandoned.zip``): the resumed run saves its own.
+    Returns how many evaluations were set aside.
+    """
+    path = folder / "evaluations.npz"
+    if not path.is_file():
+        return 0
+    arrays = read_evaluations(path)
+    late = arrays["timesteps"] > steps
+    if not late.any():
+        return 0
+    aside = {key: a[late] for key, a in arrays.items()} | {"resumed_from": np.full(int(late.sum()), steps)}
+    store = folder / "evaluations.abandoned.npz"
+    if store.is_file():
+        earlier = read_evaluations(store)
+        aside = {key: np.concatenate([earlier[key], a]) for key, a in aside.items() if key in earlier}
+    best = int(np.argmax(arrays["results"].mean(axis=1)))  # EvalCallback keeps the first best
+    _savez_atomically(store, aside)
+    _savez_atomically(path, {key: a[~late] for key, a in arrays.items()})
+    if late[best] and (folder / "best_model.zip").is_file():
+        os.replace(folder / "best_model.zip", folder / "best_model.abandoned.zip")
+    return int(late.sum())
+
+
+def _savez_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, **arrays)  # type: ignore[arg-type]
+    os.replace(tmp, path)

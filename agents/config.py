@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import re
 import typing
 from pathlib import Path
@@ -53,7 +54,8 @@ MAX_ENVS = 10_000
 #: Hyperparameters that may be a schedule: ``lin_<start>`` decays linearly to 0 (rl-zoo's notation).
 SCHEDULED = ("learning_rate", "clip_range")
 
-_STRICT = ConfigDict(extra="forbid", validate_assignment=True)
+#: Unknown keys refused; infinities and NaNs too (a learning rate or coefficient of .inf trains on NaN logits).
+_STRICT = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 def _real(value: Any) -> Any:
@@ -141,16 +143,16 @@ class PretrainConfig:
 
 
 def _schedule(value: Any) -> Any:
-    """A positive number, or ``lin_<start>`` with a positive start."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+    """A positive finite number, or ``lin_<start>`` with a positive finite start."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < math.inf:
         return value
-    if isinstance(value, str) and (match := re.fullmatch(r"lin_([0-9.eE+-]+)", value)):
+    if isinstance(value, str) and (match := re.fullmatch(r"lin_([0-9.eE+-]+|inf|nan)", value)):
         try:
-            if float(match.group(1)) > 0:
+            if 0 < float(match.group(1)) < math.inf:
                 return value
         except ValueError:
             pass
-    raise ValueError(f"must be a number or lin_<start> (for example lin_3e-4), got {value!r}")
+    raise ValueError(f"must be a number or lin_<start> (for example lin_3e-4), positive and finite, got {value!r}")
 
 
 @dataclass(config=_STRICT)
@@ -235,6 +237,8 @@ def describe(error: ValidationError, prefix: str = "", names: dict[str, str] | N
             "less_than": f"below {bound:,}" if isinstance(bound, int) else f"below {bound}",
         }[kind]
         return f"{where} must be {words}, got {value!r}"
+    if kind == "finite_number":
+        return f"{where} must be a finite number, got {value!r}"
     if kind == "literal_error":
         return f"{where} must be one of {ctx['expected'].replace(chr(39), '').replace(' or ', ', ')}, got {value!r}"
     if kind == "value_error":
@@ -254,10 +258,16 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
+    raw = path.read_bytes()
     try:
-        data = yaml.safe_load(path.read_text())
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line})") from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        raise ConfigError(f"{path}: not valid YAML: {yaml_error_line(exc)}") from None
     if not isinstance(data, dict) or not data:
         raise ConfigError(f"{path}: expected a mapping of env id -> settings")
     if env_id is None:
@@ -275,6 +285,15 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
         raise ConfigError(f"{path}: {exc}") from None
 
 
+def yaml_error_line(exc: yaml.YAMLError) -> str:
+    """A YAML error in one line: where (1-based line and column) and what."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return where + (f"{problem} ({context})" if context else problem)
+
+
 def validate(data: dict[str, Any], prefix: str, names: dict[str, str] | None = None) -> TrainConfig:
     """A :class:`TrainConfig` from ``data``, every check included; errors name keys as ``prefix.key``
     (or by the command-line flag ``names`` gives for a key)."""
@@ -288,9 +307,38 @@ def validate(data: dict[str, Any], prefix: str, names: dict[str, str] | None = N
         if exc.errors()[0]["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             raise ConfigError(f"unknown MaskablePPO hyperparameter {prefix}.ppo.{exc.errors()[0]['loc'][0]}") from None
         raise ConfigError(describe(exc, f"{prefix}.ppo")) from None
+    _check_minibatches(config, prefix)
     game = _check_env(config, prefix)
+    mode = config.env_kwargs.get("render_mode")
+    if mode is not None and config.vec == "batched":
+        raise ConfigError(
+            f"{prefix}.env_kwargs.render_mode {mode!r}: the batched engine does not render; "
+            f"drop render_mode or use vec: dummy (--vec dummy)"
+        )
     _check_agents(config, game, prefix, names or {})
     return config
+
+
+def ppo_settings(ppo: dict[str, Any]) -> dict[str, Any]:
+    """A config's ``ppo`` mapping with the defaults of what it leaves out (:class:`PPOConfig`'s)."""
+    return {f.name: f.default for f in dataclasses.fields(PPOConfig)} | ppo
+
+
+def _check_minibatches(config: TrainConfig, prefix: str) -> None:
+    """No minibatch of one step while advantages are normalised (MaskablePPO divides by their spread: NaN)."""
+    ppo = ppo_settings(config.ppo)
+    if not ppo["normalize_advantage"]:
+        return
+    where = f"{prefix}.ppo.batch_size {ppo['batch_size']}"
+    why = "MaskablePPO normalises advantages by their spread, NaN on one step (or set normalize_advantage: false)"
+    if ppo["batch_size"] == 1:
+        raise ConfigError(f"{where}: a minibatch of one step has no spread to normalise advantages by; {why}")
+    rollout = ppo["n_steps"] * config.n_envs
+    if rollout % ppo["batch_size"] == 1:
+        raise ConfigError(
+            f"{where}: the rollout of {rollout} steps (n_steps {ppo['n_steps']} x n_envs {config.n_envs}) ends in "
+            f"a minibatch of one step; choose a batch_size that leaves none; {why}"
+        )
 
 
 def _check_env(config: TrainConfig, prefix: str) -> Any:
@@ -299,7 +347,7 @@ def _check_env(config: TrainConfig, prefix: str) -> Any:
 
     import patience_gym  # noqa: F401 - registers the envs
 
-    if config.env_id not in gym.registry:
+    if config.env_id not in gym.registry or not config.env_id.startswith("patience_gym/"):
         known = ", ".join(k for k in gym.registry if k.startswith("patience_gym/"))
         raise ConfigError(f"unknown env id {config.env_id!r}; registered: {known}")
     try:
@@ -329,9 +377,11 @@ def check_agent_spec(spec: str, game_name: str) -> None:
     from agents import registry
 
     kind, _, arg = spec.partition(":")
-    if kind == "ppo":
-        if not arg:
-            raise ValueError("the ppo agent needs a model path: ppo:PATH")
+    if kind == "ppo":  # built as the report builds it: the model is found and loaded now, not after training
+        try:
+            registry.make_agent(spec, game_name)
+        except (OSError, TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
         return
     options = registry.agent_options(spec)
     if kind == "random":

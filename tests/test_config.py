@@ -71,6 +71,26 @@ def write(tmp_path: Path, patch: dict, env_id: str = GOLF) -> Path:
         ({"pretrain": {"episodes": 5, "seed": 2}}, "the report deals (seeds 0..4) overlap the pretrain deals"),
         ({"env_kwargs": {"obs_encoding": "pictures"}}, f"{GOLF}.env_kwargs: "),
         ({"env_kwargs": {"colour": True}}, f"{GOLF}.env_kwargs: "),
+        # Non-finite numbers would train on NaN logits: refused up front.
+        ({"ppo": {"learning_rate": float("inf")}}, f"{GOLF}.ppo.learning_rate must be a number or lin_<start>"),
+        ({"ppo": {"learning_rate": "lin_inf"}}, "positive and finite, got 'lin_inf'"),
+        ({"ppo": {"ent_coef": float("inf")}}, f"{GOLF}.ppo.ent_coef must be a finite number, got inf"),
+        ({"ppo": {"vf_coef": float("nan")}}, f"{GOLF}.ppo.vf_coef must be a finite number, got nan"),
+        ({"pretrain": {"learning_rate": float("inf")}}, f"{GOLF}.pretrain.learning_rate must be a finite number"),
+        # A minibatch of one step: MaskablePPO's advantage normalisation divides by its spread, NaN.
+        (
+            {"n_envs": 1, "ppo": {"n_steps": 1, "batch_size": 1}},
+            f"{GOLF}.ppo.batch_size 1: a minibatch of one step has no spread to normalise advantages by",
+        ),
+        (
+            {"n_envs": 1, "ppo": {"n_steps": 257, "batch_size": 128}},
+            f"{GOLF}.ppo.batch_size 128: the rollout of 257 steps (n_steps 257 x n_envs 1) ends in a minibatch "
+            "of one step",
+        ),
+        (
+            {"env_kwargs": {"obs_encoding": "planes", "render_mode": "human"}, "vec": "batched"},
+            f"{GOLF}.env_kwargs.render_mode 'human': the batched engine does not render",
+        ),
     ],
 )
 def test_bad_config_values_are_named_with_the_file(tmp_path, patch, message):
@@ -84,6 +104,51 @@ def test_an_unknown_env_id_is_named(tmp_path):
     path = write(tmp_path, {}, env_id="patience_gym/Klondike-v0")
     with pytest.raises(ConfigError, match=r"unknown env id 'patience_gym/Klondike-v0'; registered: .*Golf-v0"):
         load_config(path)
+
+
+def test_an_env_that_is_not_ours_is_named(tmp_path):
+    """A gymnasium env id of another package (CartPole) has no game to play: named, not an AttributeError."""
+    path = write(tmp_path, {"env_kwargs": {}}, env_id="CartPole-v1")
+    with pytest.raises(ConfigError, match=r"unknown env id 'CartPole-v1'; registered: patience_gym/"):
+        load_config(path)
+
+
+def test_a_batch_of_one_trains_without_advantage_normalisation(tmp_path):
+    """The minibatch check is the real condition: without normalisation, minibatches of one step are fine."""
+    path = write(tmp_path, {"n_envs": 1, "ppo": {"n_steps": 1, "batch_size": 1, "normalize_advantage": False}})
+    assert load_config(path).ppo["batch_size"] == 1
+    assert load_config(write(tmp_path, {"n_envs": 1, "ppo": {"n_steps": 258, "batch_size": 128}})).n_envs == 1
+
+
+def test_file_level_errors_are_one_line(tmp_path, capsys):
+    """A config that is not UTF-8, or not YAML, is named in one line with exit status 2."""
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"patience_gym/Golf-v0:\n  n_envs: 2  # caf\xe9\n")
+    with pytest.raises(ConfigError, match=r"latin.yaml is not UTF-8 text \(byte 0xe9 on line 2\)"):
+        load_config(latin)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("patience_gym/Golf-v0:\n  n_envs: [2\n  vec: dummy\n")
+    for path, message in ((latin, "is not UTF-8 text"), (bad, "bad.yaml: not valid YAML: line 3, column 6: ")):
+        assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run")]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--vec", "threads"], "invalid choice 'threads' for argument '--vec'"),
+        (["--seed", "x"], "Error parsing --seed: no type matching {None}|INT could be instantiated from ['x']"),
+        (["--conf", "x"], "Unrecognized options: --conf, x (perhaps you meant --config)"),
+        (["--seed"], "Missing value for argument '--seed'"),
+        (["--total-timesteps", "1.5"], "Error parsing --total-timesteps: no type matching"),
+    ],
+)
+def test_command_line_syntax_errors_are_one_line(capsys, argv, message):
+    assert train.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "train.py --help" in err and len(err.strip().splitlines()) == 1, err
+    assert "\u2502" not in err and "\u256d" not in err  # no box
 
 
 def test_good_agent_specs_and_schedules_load(tmp_path):
@@ -129,8 +194,9 @@ def test_the_linear_schedule_is_sb3s_and_decays_as_before():
         (["--pretrain-episodes", "-3"], "--pretrain-episodes must be 0 or more, got -3"),
         (["--n-envs", "0"], "--n-envs must be at least 1, got 0"),
         (["--seed", "-1"], "--seed must be 0 or more, got -1"),
+        (["--seed", "99999999999999999999"], "--seed must be below 4,294,967,296, got 99999999999999999999"),
         (["--report-episodes", "0"], "--report-episodes must be at least 1, got 0"),
-        (["--resume", "somewhere", "--config", "x.yaml"], "--config cannot be combined with --resume"),
+        (["--resume", "somewhere", "--run-dir", "x"], "--run-dir cannot be combined with --resume"),
         (["--resume", "somewhere", "--overwrite"], "--overwrite cannot be combined with --resume"),
         (["--config", "nowhere.yaml"], "config file nowhere.yaml does not exist"),
     ],
@@ -156,9 +222,8 @@ def test_an_override_that_breaks_the_config_names_the_flag(tmp_path, capsys):
 
 
 def test_a_bad_vec_flag_is_a_usage_error(capsys):
-    with pytest.raises(SystemExit) as stop:
+    with pytest.raises(ConfigError, match="invalid choice 'threads' for argument '--vec'"):
         train.parse_args(["--vec", "threads"])
-    assert stop.value.code == 2
 
 
 def test_no_arguments_run_the_canonical_golf_config(tmp_path, monkeypatch):
@@ -166,8 +231,9 @@ def test_no_arguments_run_the_canonical_golf_config(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     args = train.parse_args([])
     assert args.config is None and args.resume is None and not args.overwrite
-    config, run_dir, resuming = train.setup(args)
-    assert config.env_id == GOLF and not resuming
+    plan = train.setup(args)
+    config, run_dir = plan.config, plan.run_dir
+    assert config.env_id == GOLF and plan.checkpoint is None and plan.seed == 0
     assert config == load_config(Path(__file__).resolve().parent.parent / "configs" / "golf.yaml")
     assert run_dir.parent == Path("runs") and run_dir.is_dir() and not any(run_dir.iterdir())
 

@@ -81,7 +81,6 @@ def stop_after_first_checkpoint(run_dir: Path) -> None:
 
 
 def test_resume_continues_the_evaluation_history_and_keeps_a_better_best_model(run):
-    stop_after_first_checkpoint(run)
     steps, results = evaluations(run)
     assert steps == [512, 1024]
     # The run's best so far is unbeatable: the resumed evaluations must not replace its model.
@@ -90,10 +89,146 @@ def test_resume_continues_the_evaluation_history_and_keeps_a_better_best_model(r
     best = (run / "eval" / "best_model.zip").read_bytes()
     assert resume(run, "--total-timesteps", "2048") == 0
     after, after_results = evaluations(run)
-    assert after[:2] == [512, 1024] and after[2:] == [1024, 1536, 2048]  # resumed from 512: 1,024 again
+    assert after == [512, 1024, 1536, 2048]
     assert np.array_equal(after_results[:2], results)
     assert (run / "eval" / "best_model.zip").read_bytes() == best
     assert not list((run / "eval" / ".incoming").iterdir())
+
+
+def kill_after_first_checkpoint(run_dir: Path) -> tuple[int, int]:
+    """The run as a kill -9 after its first checkpoint leaves it: the later checkpoints gone, but the evaluations
+    and monitor rows of the stretch after it still on disk (as the killed process wrote them), and more of
+    them, as a longer run would leave. Returns the checkpoint's step and the steps the killed run reached."""
+    stop_after_first_checkpoint(run_dir)
+    kept = int(train.checkpoints(run_dir)[0].stem.split("_")[1])
+    steps, results = evaluations(run_dir)
+    late = [1536, 2048]  # evaluations the killed run made after 1,024
+    np.savez(
+        run_dir / "eval" / "evaluations.npz",
+        timesteps=steps + late,
+        results=np.concatenate([results, np.full((2, results.shape[1]), 1e9)]),  # its best, abandoned too
+        ep_lengths=np.ones((len(steps) + 2, results.shape[1])),
+    )
+    for path in (run_dir / "monitor").glob("*.monitor.csv"):
+        rows = path.read_text().splitlines()
+        last_t = float(rows[-1].split(",")[2])
+        later = [f"-7.0,300,{last_t + 100 + i},-7.0" for i in range(4)]  # 1,200 more steps per env, later in time
+        path.write_text("\n".join(rows + later) + "\n")
+    return kept, 2048 + 1200
+
+
+def test_resume_after_a_kill_sets_aside_the_abandoned_stretch(run, capsys):
+    """Resumed from its 512-step checkpoint, the run's history past 512 is set aside, not mixed with the new one:
+    the eval history is strictly increasing and the monitor rows sum to no more than the steps trained."""
+    from agents.report import _read_monitor
+
+    kept, _ = kill_after_first_checkpoint(run)
+    assert kept == 512
+    before = {p.name: p.read_text().splitlines() for p in (run / "monitor").glob("*.monitor.csv")}
+    best = (run / "eval" / "best_model.zip").read_bytes()
+    assert resume(run, "--total-timesteps", "1536") == 0
+    out = capsys.readouterr().out
+    assert "set aside 3 evaluations and" in out and "past step 512" in out
+    steps, _ = evaluations(run)
+    assert steps == [512, 1024, 1536]  # strictly increasing: the abandoned 1,024 .. 2,048 are gone
+    with np.load(run / "eval" / "evaluations.abandoned.npz") as aside:
+        assert aside["timesteps"].tolist() == [1024, 1536, 2048] and set(aside["resumed_from"]) == {512}
+    # The best model came from the abandoned stretch: set aside with it, and a new one saved since.
+    assert (run / "eval" / "best_model.abandoned.zip").read_bytes() == best
+    assert (run / "eval" / "best_model.zip").is_file()
+    trained = json.loads((run / "training.json").read_text())["timesteps"]
+    curve, _ = _read_monitor(run)
+    assert trained == 1536 and curve[-1] <= trained
+    for name, rows in before.items():
+        now = (run / "monitor" / name).read_text().splitlines()
+        aside = (run / "monitor" / name.replace(".monitor.csv", ".monitor.abandoned.csv")).read_text().splitlines()
+        cut = rows.index(aside[2]) if len(aside) > 2 else len(rows)
+        assert now[:cut] == rows[:cut]  # the rows before the checkpoint, as they were
+        assert aside[2:] == rows[cut:] and "-7.0,300," in aside[-1]  # the abandoned rows, kept aside
+        assert aside[0].startswith("#") and "resumed_from" in aside[0]
+
+
+def test_a_damaged_monitor_or_evaluation_file_is_named_in_one_line(run, capsys):
+    stop_after_first_checkpoint(run)
+    history = run / "eval" / "evaluations.npz"
+    good = history.read_bytes()
+    history.write_bytes(b"PK\x03\x04 garbage")
+    assert resume(run) == 2
+    err = capsys.readouterr().err
+    assert f"{history} is not an evaluation history" in err and len(err.strip().splitlines()) == 1, err
+    history.write_bytes(good)
+    monitor = run / "monitor" / "0.monitor.csv"
+    monitor.write_text('#{"t_start": 17000')
+    assert resume(run) == 2
+    err = capsys.readouterr().err
+    assert f"monitor file {monitor} is cut inside its header" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_resume_uses_the_runs_seed_and_vec_and_refuses_others(tmp_path, capsys):
+    """The run's seed and vector env are on record: a resume with other ones is refused naming both values."""
+    data = {GOLF: {**TINY[GOLF], "total_timesteps": 512, "eval": {"freq": 0}}}
+    run_dir = tmp_path / "run"
+    config = str(write_config(tmp_path, data))
+    assert train.main(["--config", config, "--run-dir", str(run_dir), "--no-progress-bar", "--seed", "7"]) == 0
+    record = json.loads((run_dir / "training.json").read_text())
+    assert (record["seed"], record["vec"]) == (7, "dummy")
+    assert resume(run_dir, "--seed", "8") == 2
+    err = capsys.readouterr().err
+    assert "--seed 8 differs from the run's seed 7" in err and len(err.strip().splitlines()) == 1
+    assert resume(run_dir, "--vec", "subproc") == 2
+    assert "--vec subproc differs from the run's vec dummy" in capsys.readouterr().err
+    # Without --seed the run's own seed goes on: the second segment deals from seed 7's stream.
+    assert resume(run_dir, "--total-timesteps", "1024") == 0
+    assert json.loads((run_dir / "training.json").read_text())["seed"] == 7
+
+
+def test_resume_refuses_an_edited_config_naming_what_changed(run, capsys):
+    """Checkpoints keep the settings they were trained with: an edit of the run's config.yaml is named, not
+    blamed on the checkpoints."""
+    saved = run / "config.yaml"
+    original = saved.read_text()
+    data = yaml.safe_load(original)
+    data[GOLF]["env_kwargs"] = {"obs_encoding": "ids"}
+    data[GOLF]["ppo"]["learning_rate"] = 0.001
+    saved.write_text(yaml.safe_dump(data))
+    assert resume(run) == 2
+    err = capsys.readouterr().err
+    assert "config.yaml differs from the config the run trained with" in err and "corrupt" not in err
+    assert "env_kwargs.obs_encoding (trained with 'planes', now 'ids')" in err
+    assert "ppo.learning_rate (trained with 0.0003, now 0.001)" in err and len(err.strip().splitlines()) == 1
+    # Settings a checkpoint does not hold may change: a longer run, another report.
+    data = yaml.safe_load(original)
+    data[GOLF]["total_timesteps"] = 1536
+    data[GOLF]["report"]["episodes"] = 3
+    saved.write_text(yaml.safe_dump(data))
+    assert resume(run) == 0
+    assert json.loads((run / "results.json").read_text())["results"][0]["episodes"] == 3
+
+
+def test_a_run_without_a_record_of_its_config_names_a_checkpoint_that_does_not_fit(run, capsys):
+    """Runs trained before the config was recorded: a checkpoint whose observations do not fit is a changed
+    config, not a corrupt checkpoint."""
+    record = json.loads((run / "training.json").read_text())
+    record.pop("config", None)
+    (run / "training.json").write_text(json.dumps(record))
+    data = yaml.safe_load((run / "config.yaml").read_text())
+    data[GOLF]["env_kwargs"] = {"obs_encoding": "ids"}
+    (run / "config.yaml").write_text(yaml.safe_dump(data))
+    assert resume(run) == 2
+    err = capsys.readouterr().err
+    assert "does not fit the env of" in err and "was config.yaml edited?" in err and "corrupt" not in err
+
+
+def test_the_documented_resume_command_works(run, tmp_path, capsys):
+    """``train.py --config CONFIG --resume RUN`` (the training guide's command): the config must be the run's."""
+    stop_after_first_checkpoint(run)
+    config = write_config(tmp_path, {GOLF: {**TINY[GOLF], "total_timesteps": 1536}})
+    assert train.main(["--config", str(config), "--resume", str(run), "--no-progress-bar"]) == 0
+    assert json.loads((run / "training.json").read_text())["timesteps"] == 1536
+    other = write_config(tmp_path, {GOLF: {**TINY[GOLF], "n_envs": 2, "policy_kwargs": {"net_arch": [32]}}})
+    assert train.main(["--config", str(other), "--resume", str(run), "--no-progress-bar"]) == 2
+    err = capsys.readouterr().err
+    assert f"{other} differs from the config the run trained with: policy_kwargs.net_arch" in err
 
 
 def test_a_better_evaluation_after_resume_replaces_the_best_model(run):
@@ -114,8 +249,12 @@ def test_resume_appends_the_monitor_rows_and_keeps_one_timeline(run):
     after = monitor_rows(run)
     assert after.keys() == before.keys()
     for name, rows in before.items():
-        assert after[name][: len(rows)] == rows, f"{name}: rows before the resume were lost"
-        assert len(after[name]) > len(rows)
+        # The rows past the 512-step checkpoint (the stopped run's last stretch) are set aside, the rest kept.
+        aside = (run / "monitor" / name.replace(".monitor.csv", ".monitor.abandoned.csv")).read_text().splitlines()
+        kept = rows[: len(rows) - len(aside[2:])]
+        assert aside[2:] == rows[len(kept) :] and len(kept) > 2
+        assert after[name][: len(kept)] == kept, f"{name}: rows before the resume were lost"
+        assert len(after[name]) > len(kept)
         times = [float(line.split(",")[2]) for line in after[name][2:]]
         assert times == sorted(times), f"{name}: the clock restarted at the resume"
     timing = json.loads((run / "training.json").read_text())
@@ -124,7 +263,7 @@ def test_resume_appends_the_monitor_rows_and_keeps_one_timeline(run):
     from agents.report import _read_monitor
 
     steps, scores = _read_monitor(run)
-    assert len(scores) == sum(len(rows) - 2 for rows in after.values()) and steps[-1] > 1024
+    assert len(scores) == sum(len(rows) - 2 for rows in after.values()) and 1024 < steps[-1] <= 2048
 
 
 def test_every_segment_deals_from_its_own_seeds(tmp_path):
@@ -193,6 +332,37 @@ def test_checkpoints_are_written_atomically(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.zip")) == ["model_512_steps.zip"]
 
 
+def test_every_saved_model_carries_its_spec(run):
+    """Checkpoints, the best model and the final model are stamped with the env they play when saved."""
+    from agents.load import read_model_spec
+
+    saved = [*train.checkpoints(run), run / "eval" / "best_model.zip", run / "model.zip"]
+    assert len(saved) == 4
+    for path in saved:
+        spec = read_model_spec(path)
+        assert spec is not None, f"{path} has no spec"
+        assert (spec.env_id, spec.obs_encoding) == (GOLF, "planes")
+    final = read_model_spec(run / "model.zip")
+    assert final is not None and final.card == (run / "report.md").read_text()
+
+
+def test_a_crash_after_training_leaves_a_stamped_model(tmp_path, monkeypatch):
+    """The report failing after training loses nothing: model.zip is already saved with its spec."""
+    from agents import report
+    from agents.load import read_model_spec
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the report broke")
+
+    monkeypatch.setattr(report, "write_report", broken)
+    data = {GOLF: {**TINY[GOLF], "total_timesteps": 512, "eval": {"freq": 0}}}
+    run_dir = tmp_path / "run"
+    with pytest.raises(RuntimeError, match="the report broke"):
+        train.main(["--config", str(write_config(tmp_path, data)), "--run-dir", str(run_dir), "--no-progress-bar"])
+    spec = read_model_spec(run_dir / "model.zip")
+    assert spec is not None and spec.env_id == GOLF
+
+
 def test_checkpoint_freq_below_one_is_refused(tmp_path, capsys):
     for freq in (0, -5):
         data = {GOLF: {**TINY[GOLF], "checkpoint_freq": freq}}
@@ -234,9 +404,14 @@ def test_a_training_killed_with_sigkill_resumes_with_its_whole_history(tmp_path)
     after_rows = monitor_rows(run_dir)
     for name, rows in before_rows.items():
         complete = rows if not rows or rows[-1].count(",") == 3 else rows[:-1]  # a row cut by the kill is dropped
-        assert after_rows[name][: len(complete)] == complete
+        # The rows past the checkpoint (the stretch trained again) are kept aside; the others stay in place.
+        aside_path = run_dir / "monitor" / name.replace(".monitor.csv", ".monitor.abandoned.csv")
+        aside = aside_path.read_text().splitlines()[2:] if aside_path.is_file() else []
+        kept = complete[: len(complete) - len(aside)]
+        assert after_rows[name][: len(kept)] == kept and aside == complete[len(kept) :]
     steps, _ = evaluations(run_dir)
-    assert steps[: len(before_steps)] == before_steps and steps[-1] == total
+    assert steps == sorted(set(steps)) and steps[-1] == total  # strictly increasing
+    assert steps[: len([s for s in before_steps if s <= newest])] == [s for s in before_steps if s <= newest]
     timing = json.loads((run_dir / "training.json").read_text())
     assert [s["finished"] for s in timing["segments"]] == [False, True]
     assert timing["segments"][1]["timesteps_at_start"] == newest

@@ -181,6 +181,22 @@ def test_config_errors_name_the_key_and_file(tmp_path, patch, message):
     assert str(path) in str(err.value)
 
 
+def test_a_report_agent_that_cannot_be_built_is_refused_before_training(tmp_path, capsys):
+    """ppo:/nonexistent.zip is built (through agents.registry) with the config, not after training."""
+    settings = SMOKE["patience_gym/Golf-v0"]
+    data = {"patience_gym/Golf-v0": {**settings, "report": {**settings["report"], "agents": ["random", "ppo:/no.zip"]}}}
+    run_dir = tmp_path / "run"
+    assert run(write_config(tmp_path, data), run_dir) == 2
+    err = capsys.readouterr().err
+    assert "patience_gym/Golf-v0.report.agents[1]: no PPO model at /no.zip" in err and len(err.splitlines()) == 1
+    assert not run_dir.exists()  # refused with the config, before any training
+    path = tmp_path / "broken.zip"
+    path.write_bytes(b"PK not a model")
+    data["patience_gym/Golf-v0"]["report"]["agents"] = [f"ppo:{path}"]
+    assert run(write_config(tmp_path, data), run_dir) == 2
+    assert f"report.agents[0]: cannot load PPO model {path}" in capsys.readouterr().err
+
+
 def test_config_file_level_errors(tmp_path, capsys):
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "missing.yaml")
