@@ -366,20 +366,23 @@ def _check_agents(config: TrainConfig, game: Any, prefix: str, names: dict[str, 
         checks.append(("pretrain.teacher", config.pretrain.teacher))
     for key, spec in checks:
         try:
-            check_agent_spec(spec, game.name)
+            check_agent_spec(spec, game.name, config.env_id, config.env_kwargs)
         except ValueError as exc:
             where = names.get(key, f"{prefix}.{key}")
             raise ConfigError(f"{where}: {exc}") from None
 
 
-def check_agent_spec(spec: str, game_name: str) -> None:
-    """A ValueError naming what is wrong with an agent spec (``planner:samples=12``) for ``game_name``."""
+def check_agent_spec(
+    spec: str, game_name: str, env_id: str | None = None, env_kwargs: dict[str, Any] | None = None
+) -> None:
+    """A ValueError naming what is wrong with an agent spec (``planner:samples=12``) for ``game_name``;
+    a ``ppo:PATH`` agent is loaded for ``gym.make(env_id, **env_kwargs)``, the env it is to play."""
     from agents import registry
 
     kind, _, arg = spec.partition(":")
     if kind == "ppo":  # built as the report builds it: the model is found and loaded now, not after training
         try:
-            registry.make_agent(spec, game_name)
+            registry.make_agent(spec, game_name, env_id=env_id, env_kwargs=env_kwargs)
         except (OSError, TypeError, ValueError) as exc:
             raise ValueError(str(exc)) from None
         return

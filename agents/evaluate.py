@@ -431,14 +431,9 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
         raise ValueError(f"--env-kwargs: {exc}") from None
     game = env.unwrapped.game  # type: ignore[attr-defined]
     env.close()
-    for spec in args.agents:
-        check_agent_spec(spec, game.name)
-        if spec.startswith("ppo:") and not Path(spec[4:]).is_file():
-            raise ValueError(f"no PPO model at {spec[4:]} (agent {spec})")
+    for spec in args.agents:  # a ppo: model is loaded and checked against the env it is to play
+        check_agent_spec(spec, game.name, args.env, env_kwargs)
     agent_labels(args.agents)
-    for spec in args.agents:
-        if spec.startswith("ppo:"):  # the model is loaded and checked against the env it is to play
-            make_agent(spec, game.name, env_id=args.env, env_kwargs=env_kwargs)
     backend, address = getattr(args, "backend", "serial"), getattr(args, "address", None)
     workers = getattr(args, "workers", None)
     if address is not None and backend != "ray":

@@ -194,7 +194,26 @@ def test_a_report_agent_that_cannot_be_built_is_refused_before_training(tmp_path
     path.write_bytes(b"PK not a model")
     data["patience_gym/Golf-v0"]["report"]["agents"] = [f"ppo:{path}"]
     assert run(write_config(tmp_path, data), run_dir) == 2
-    assert f"report.agents[0]: cannot load PPO model {path}" in capsys.readouterr().err
+    assert f"report.agents[0]: {path} is not a saved model" in capsys.readouterr().err
+
+
+def test_report_models_are_checked_against_the_configs_env(tmp_path):
+    """A committed model of the config's env and encoding is accepted as a report agent; one of another game,
+    or another encoding, is refused with the config (both named), before any training."""
+    settings = SMOKE["patience_gym/Golf-v0"]
+    golf = "ppo:models/golf_moves_decay2.zip"  # Golf-v0, obs_encoding runs
+    for encoding, agent, refused in [
+        ("runs", golf, None),
+        ("planes", golf, "was trained on patience_gym/Golf-v0"),
+        ("runs", "ppo:models/puss_moves_replay_all.zip", "was trained on patience_gym/PussInTheCorner-v0"),
+    ]:
+        env_kwargs = {**settings.get("env_kwargs", {}), "obs_encoding": encoding}
+        data = {"patience_gym/Golf-v0": {**settings, "env_kwargs": env_kwargs, "report": {**settings["report"], "agents": [agent]}}}
+        if refused is None:
+            load_config(write_config(tmp_path, data))
+        else:
+            with pytest.raises(ConfigError, match=refused):
+                load_config(write_config(tmp_path, data))
 
 
 def test_config_file_level_errors(tmp_path, capsys):
