@@ -208,7 +208,13 @@ def test_report_models_are_checked_against_the_configs_env(tmp_path):
         ("runs", "ppo:models/puss_moves_replay_all.zip", "was trained on patience_gym/PussInTheCorner-v0"),
     ]:
         env_kwargs = {**settings.get("env_kwargs", {}), "obs_encoding": encoding}
-        data = {"patience_gym/Golf-v0": {**settings, "env_kwargs": env_kwargs, "report": {**settings["report"], "agents": [agent]}}}
+        data = {
+            "patience_gym/Golf-v0": {
+                **settings,
+                "env_kwargs": env_kwargs,
+                "report": {**settings["report"], "agents": [agent]},
+            }
+        }
         if refused is None:
             load_config(write_config(tmp_path, data))
         else:
