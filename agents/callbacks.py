@@ -6,6 +6,7 @@ whole run), so a resumed run keeps the schedule of the run it continues.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import warnings
@@ -109,14 +110,21 @@ class ResumableEvalCallback(MaskableEvalCallback):
             self._done = self.num_timesteps // self.every
         self.eval_freq = 1 if due else 0  # the parent evaluates when n_calls % eval_freq == 0
         keep_going = super()._on_step()
-        for name in ("evaluations.npz", "best_model.zip") if due else ():
+        if due and (self.scratch / "best_model.zip").is_file():  # a new best: say which step and score it is
+            record = {"step": int(self.num_timesteps), "mean_return": float(self.best_mean_reward)}
+            (self.scratch / BEST_RECORD).write_text(json.dumps(record))
+            if self.stamp is not None:
+                self.stamp(self.scratch / "best_model.zip")
+        for name in ("evaluations.npz", BEST_RECORD, "best_model.zip") if due else ():
             incoming = self.scratch / name
             if incoming.is_file():
-                if name == "best_model.zip" and self.stamp is not None:
-                    self.stamp(incoming)
                 os.replace(incoming, self.folder / name)
         return keep_going
 
+
+#: Beside ``best_model.zip``: the step it was saved at and its mean return (a resume can make the
+#: best model younger than the best evaluation kept in the history, so the history cannot say).
+BEST_RECORD = "best_model.json"
 
 #: What every evaluations.npz holds (EvalCallback's arrays, one row per evaluation).
 EVALUATION_KEYS = ("timesteps", "results", "ep_lengths")
@@ -161,6 +169,8 @@ def set_aside_evaluations(folder: Path, steps: int) -> int:
     _savez_atomically(path, {key: a[~late] for key, a in arrays.items()})
     if late[best] and (folder / "best_model.zip").is_file():
         os.replace(folder / "best_model.zip", folder / "best_model.abandoned.zip")
+        if (folder / BEST_RECORD).is_file():
+            os.replace(folder / BEST_RECORD, folder / "best_model.abandoned.json")
     return int(late.sum())
 
 

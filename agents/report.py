@@ -15,6 +15,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agents.callbacks import BEST_RECORD
 from agents.config import TRAIN_SEED_BASE, ConfigError, TrainConfig, load_config
 from agents.evaluate import Summary, evaluate, format_table, paired_ci95
 
@@ -114,13 +115,21 @@ def _paired_lines(rows: list[dict[str, Any]], lower: bool) -> list[str]:
 def best_checkpoint(run_dir: Path) -> tuple[Path, int, float]:
     """The held-out evaluation's best policy: its file, the step it was saved at, its mean return.
 
-    ``MaskableEvalCallback`` saves ``eval/best_model.zip`` whenever an evaluation beats every earlier
-    one, so it is the first evaluation with the highest mean return.
+    Read from ``eval/best_model.json``, written with each new best model (after a resume that set
+    the best model aside, it is the best since the resume). A run from before that record: the first
+    evaluation with the highest mean return, when ``MaskableEvalCallback`` saved it.
     """
     path = run_dir / "eval" / "best_model.zip"
     log = run_dir / "eval" / "evaluations.npz"
     if not path.is_file() or not log.is_file():
         raise FileNotFoundError(f"{run_dir} has no held-out evaluations (eval/best_model.zip, eval/evaluations.npz)")
+    record = run_dir / "eval" / BEST_RECORD
+    if record.is_file():
+        try:
+            saved = json.loads(record.read_text())
+            return path, int(saved["step"]), float(saved["mean_return"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{record} is not a best-model record ({type(exc).__name__}: {exc})") from None
     with np.load(log) as data:
         means = data["results"].mean(axis=1)
         best = int(np.argmax(means))

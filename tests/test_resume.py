@@ -231,6 +231,25 @@ def test_the_documented_resume_command_works(run, tmp_path, capsys):
     assert f"{other} differs from the config the run trained with: policy_kwargs.net_arch" in err
 
 
+def test_the_report_names_the_best_model_saved_since_a_resume_that_set_the_old_one_aside(run):
+    """The kept history's best evaluation (step 512) has no saved model once the abandoned best is set aside:
+    the report's best model is the one saved since the resume, with its own step and mean return."""
+    from agents.report import best_checkpoint
+
+    kill_after_first_checkpoint(run)
+    with np.load(run / "eval" / "evaluations.npz") as data:
+        arrays = {key: data[key].copy() for key in data.files}
+    arrays["results"][0] = 1e8  # step 512: better than anything the resumed run will score, below the late 1e9
+    np.savez(run / "eval" / "evaluations.npz", **arrays)
+    assert resume(run, "--total-timesteps", "1536") == 0
+    _, step, mean = best_checkpoint(run)
+    record = json.loads((run / "eval" / "best_model.json").read_text())
+    assert (step, mean) == (record["step"], record["mean_return"])
+    steps, results = evaluations(run)
+    assert step in (1024, 1536) and mean == pytest.approx(results[steps.index(step)].mean())
+    assert (run / "eval" / "best_model.abandoned.json").is_file()
+
+
 def test_a_better_evaluation_after_resume_replaces_the_best_model(run):
     steps, results = evaluations(run)
     results[:] = -1e9  # anything beats it
