@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
 
@@ -41,6 +42,46 @@ class Agent(ABC):
 
     def observe(self, env: PatienceEnv, action: int) -> None:  # noqa: B027 - optional hook
         """Told the move another player makes from the position last labelled (before it is made)."""
+
+
+class PlanFollower(Agent):
+    """Plays a move list made by a search, and searches again where play leaves it (the solvers).
+
+    Subclasses give the position to plan from (:meth:`position`) and the search (:meth:`plan`). A new
+    plan is made when the old one runs out or the position is not the one its next move was planned
+    for: a new deal, or another player's move (DAgger).
+    """
+
+    reads_observation = False
+
+    def __init__(self) -> None:
+        self._plan: list[int] = []
+        self._expected: Any = None  # the position the plan's next move is for
+
+    def reset(self, seed: int | None = None) -> None:
+        self._plan = []
+        self._expected = None
+
+    def position(self, env: PatienceEnv) -> tuple[Any, Any]:
+        """The rules and the position to play: by default ``env.game`` and ``env.state``."""
+        return env.game, env.state
+
+    @abstractmethod
+    def plan(self, game: Any, state: Any) -> list[int]:
+        """The move list to play from ``state``."""
+
+    def on_plan(self, state: Any, mask: np.ndarray) -> bool:
+        """Whether the current plan's next move is still the one to play from ``state`` (the plan is not empty)."""
+        return self._expected is not None and state == self._expected
+
+    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        game, state = self.position(env)
+        if not self._plan or not self.on_plan(state, mask):
+            self._plan = self.plan(game, state)
+        action = self._plan.pop(0)
+        self._expected = state.copy()
+        game.apply(self._expected, action)
+        return action
 
 
 class RandomAgent(Agent):

@@ -26,9 +26,7 @@ import functools
 import sys
 from dataclasses import dataclass
 
-import numpy as np
-
-from agents.base import Agent
+from agents.base import PlanFollower
 from patience_gym.cards import RANK
 from patience_gym.env import PatienceEnv
 from patience_gym.games.golf import DEAL, NUM_COLUMNS, Golf, GolfState, hole_in_play
@@ -188,30 +186,21 @@ def _rank_weights(game: Golf) -> tuple[list[int], list[int], list[int]]:
     return sign, wraps, blocker
 
 
-class GolfSolverAgent(Agent):
+class GolfSolverAgent(PlanFollower):
     """Plays the solver's move list: perfect knowledge of the stock (an upper bound, not a fair agent)."""
-
-    reads_observation = False
 
     name = "solver"
 
     def __init__(self, max_nodes: int | None = None) -> None:
+        super().__init__()
         self.max_nodes = max_nodes
-        self._plan: list[int] = []
-        self._expected: GolfState | None = None  # the position the plan's next move is for
 
-    def reset(self, seed: int | None = None) -> None:
-        self._plan = []
-        self._expected = None
+    def position(self, env: PatienceEnv) -> tuple[Golf, GolfState]:
+        """The hole in play (of a Golf or a nine-hole GolfRound game)."""
+        return hole_in_play(env.game, env.state)
 
-    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        game, hole = hole_in_play(env.game, env.state)
-        if not self._plan or hole != self._expected:  # a new hole, or another player left the plan (DAgger)
-            self._plan = solve(game, hole, self.max_nodes).moves
-        action = self._plan.pop(0)
-        self._expected = hole.copy()
-        game.apply(self._expected, action)
-        return action
+    def plan(self, game: Golf, state: GolfState) -> list[int]:
+        return solve(game, state, self.max_nodes).moves
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -75,7 +75,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent
+from agents.base import PlanFollower
 from patience_gym.cards import RANK, RED
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import (
@@ -412,32 +412,26 @@ def solve(
     return PussSolution(verdict, cards, line, search.nodes, won or exhaustive, time.perf_counter() - start)
 
 
-class PussSolverAgent(Agent):
+class PussSolverAgent(PlanFollower):
     """Plays the solver's line (perfect knowledge of the pack: an upper bound, not a fair agent)."""
-
-    reads_observation = False
 
     name = "solver"
 
     def __init__(self, max_nodes: int | None = 50_000, max_seconds: float | None = None) -> None:
+        super().__init__()
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
-        self._plan: list[int] = []
-        self._expected: PussState | None = None
 
-    def reset(self, seed: int | None = None) -> None:
-        self._plan = []
-        self._expected = None
+    def position(self, env: PatienceEnv) -> tuple[PussInTheCorner, PussState]:
+        assert isinstance(env.game, PussInTheCorner), "PussSolverAgent plays Puss in the Corner only"
+        return env.game, env.state
 
-    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        game, state = env.game, env.state
-        assert isinstance(game, PussInTheCorner), "PussSolverAgent plays Puss in the Corner only"
-        if not self._plan or self._expected is None or state != self._expected or not mask[self._plan[0]]:
-            self._plan = solve(game, state, self.max_nodes, self.max_seconds).moves
-        action = self._plan.pop(0)
-        self._expected = state.copy()
-        game.apply(self._expected, action)
-        return action
+    def plan(self, game: PussInTheCorner, state: PussState) -> list[int]:
+        return solve(game, state, self.max_nodes, self.max_seconds).moves
+
+    def on_plan(self, state: PussState, mask: np.ndarray) -> bool:
+        """As the base, and the plan's next move is legal."""
+        return super().on_plan(state, mask) and bool(mask[self._plan[0]])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -49,6 +49,22 @@ def make_options(options_type: type, given: Mapping[str, Any], game_name: str) -
         if isinstance(default, bool) and not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"option {key!r} for {game_name} must be True or False, got {value!r}")
     return options_type(**{k: bool(v) if isinstance(v, np.bool_) else v for k, v in given.items()})
+
+
+def check_keys(
+    data: Mapping[Any, Any], required: Sequence[str], optional: Iterable[str], what: str, *, unknown_first: bool = False
+) -> None:
+    """Raise ValueError naming the ``required`` keys ``data`` lacks, or its keys neither required nor optional.
+
+    ``what`` begins the message (``"Golf state"``: "Golf state lacks waste"). Where both are wrong, the
+    missing keys are named, or the unknown ones with ``unknown_first``.
+    """
+    missing = [k for k in required if k not in data]
+    unknown = sorted(map(str, set(data) - {*required, *optional}))
+    problems = [(missing, "lacks "), (unknown, "has unknown keys: ")]
+    for names, problem in reversed(problems) if unknown_first else problems:
+        if names:
+            raise ValueError(f"{what} {problem}{', '.join(names)}")
 
 
 class Game(ABC, Generic[S]):

@@ -158,3 +158,25 @@ def test_command_line_env_kwargs_must_be_a_json_object(text, message):
     with pytest.raises(ValueError, match=message):
         env_kwargs_from_json(text)
     assert env_kwargs_from_json('{"obs_encoding": "ids"}') == {"obs_encoding": "ids"}
+
+
+@pytest.mark.parametrize(
+    ("module", "encoding", "message"),
+    [
+        ("golf", "runs", "Golf features need a Golf or GolfRound game, got puss_in_the_corner"),
+        ("milligan", "moves", "Miss Milligan features need a game of that family, got puss_in_the_corner"),
+        ("puss", "moves", "Puss in the Corner features need that game, got golf"),
+    ],
+)
+def test_a_feature_encoding_refuses_another_games_rules(module, encoding, message):
+    import importlib
+
+    from patience_gym.games.golf import Golf, GolfRound
+    from patience_gym.games.puss import PussInTheCorner
+
+    factory = importlib.import_module(f"patience_gym.features.{module}").ENCODINGS[encoding]
+    other = Golf() if module == "puss" else PussInTheCorner()
+    with pytest.raises(TypeError, match=message):
+        factory(other)
+    if module == "golf":  # a nine-hole round is served by the hole's observer
+        assert factory(GolfRound()).spec.shape[0] == factory(Golf()).spec.shape[0] + 1

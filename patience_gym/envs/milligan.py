@@ -142,12 +142,37 @@ _SHARED = """
 """
 
 
-class MissMilliganEnv(PatienceEnv):
-    __doc__ = (
-        """Miss Milligan patience (``patience_gym/MissMilligan-v0``).
+_OPTIONS = """``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
+    ``"moves_endgame"``), ``illegal_action="penalize"``
+    (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture)."""
 
-    ## Description
-    Two packs. Eight cards are dealt face up in a row: the eight columns.
+_VERSION_HISTORY = """
+    ## Version History
+    * v0: initial release. (The ``moves``, ``moves_search`` and
+      ``moves_endgame`` encodings were added later as new options; the rules
+      and the other encodings are unchanged.)
+    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
+      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
+    """
+
+
+def _docstring(title: str, description: str, rule_options: str) -> str:
+    """One env's docstring: its title and description, the shared sections, its arguments, the version history.
+
+    ``rule_options`` is the text of the Arguments section before the options all three share.
+    """
+    return (
+        f"{title}\n\n    ## Description\n{description}"
+        + _SHARED
+        + f"\n    ## Arguments\n    {rule_options}\n    {_OPTIONS}\n"
+        + _VERSION_HISTORY
+    )
+
+
+class MissMilliganEnv(PatienceEnv):
+    __doc__ = _docstring(
+        "Miss Milligan patience (``patience_gym/MissMilligan-v0``).",
+        """    Two packs. Eight cards are dealt face up in a row: the eight columns.
     Aces go up to eight foundations, built up in suit to the King. Columns
     build down in alternating colours; any built sequence at a column's
     foot moves whole or in part onto a fitting exposed card. A vacancy takes
@@ -159,35 +184,19 @@ class MissMilliganEnv(PatienceEnv):
     restored to the foot of its own column, fitting or not; only then may
     another be waived. Rules: ``docs/pages/rules.md`` and
     *miss_milligan_and_giant__book.txt*.
-"""
-        + _SHARED
-        + """
-    ## Arguments
-    ``waive_sequences=False``: a whole built sequence (any part at a
+""",
+        """``waive_sequences=False``: a whole built sequence (any part at a
     column's foot) may be waived, and its cards leave the waiver like a
-    column's (PySolFC, Morehead & Mott-Smith).
-    ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
-    ``"moves_endgame"``), ``illegal_action="penalize"``
-    (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
-
-    ## Version History
-    * v0: initial release. (The ``moves``, ``moves_search`` and
-      ``moves_endgame`` encodings were added later as new options; the rules
-      and the other encodings are unchanged.)
-    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
-      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
-    """
+    column's (PySolFC, Morehead & Mott-Smith).""",
     )
 
     game_name = "miss_milligan"
 
 
 class GiantEnv(PatienceEnv):
-    __doc__ = (
-        """Giant patience (``patience_gym/Giant-v0``).
-
-    ## Description
-    As Miss Milligan (two packs, eight columns built down in alternating
+    __doc__ = _docstring(
+        "Giant patience (``patience_gym/Giant-v0``).",
+        """    As Miss Milligan (two packs, eight columns built down in alternating
     colours, eight foundations up in suit, twelve deals of eight), except:
     any card or any built sequence (whole or part) may move into a vacancy,
     and there is no waiving. Instead, once the stock is exhausted, the
@@ -195,34 +204,18 @@ class GiantEnv(PatienceEnv):
     of a column where it fits by the packing rule, or into a vacancy. Rules:
     ``docs/pages/rules.md`` and the last paragraph of
     *miss_milligan_and_giant__book.txt*. The reserve actions are never legal.
-"""
-        + _SHARED
-        + """
-    ## Arguments
-    ``worry_back_anytime=False``: worry back at any time, not only once the
-    stock is exhausted (Aisleriot).
-    ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
-    ``"moves_endgame"``), ``illegal_action="penalize"``
-    (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
-
-    ## Version History
-    * v0: initial release. (The ``moves``, ``moves_search`` and
-      ``moves_endgame`` encodings were added later as new options; the rules
-      and the other encodings are unchanged.)
-    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
-      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
-    """
+""",
+        """``worry_back_anytime=False``: worry back at any time, not only once the
+    stock is exhausted (Aisleriot).""",
     )
 
     game_name = "giant"
 
 
 class MissMilliganPocketEnv(PatienceEnv):
-    __doc__ = (
-        """Miss Milligan, pocket version (``patience_gym/MissMilliganPocket-v0``).
-
-    ## Description
-    As Miss Milligan (two packs, eight columns built down in alternating
+    __doc__ = _docstring(
+        "Miss Milligan, pocket version (``patience_gym/MissMilliganPocket-v0``).",
+        """    As Miss Milligan (two packs, eight columns built down in alternating
     colours, King-only vacancies, eight foundations up in suit, twelve
     deals of eight), except: no waiving; instead a one-card *pocket*, usable
     at any time: the exposed card of a column may go into the empty pocket,
@@ -231,22 +224,8 @@ class MissMilliganPocketEnv(PatienceEnv):
     foundation may move back onto a fitting exposed card (a King into a
     vacancy) at any time. Rules: ``docs/pages/rules.md`` and
     *miss_milligan__pocket_version.txt*; the reserve is written ``p``.
-"""
-        + _SHARED
-        + """
-    ## Arguments
-    No rule options. ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
-    ``"moves_endgame"``),
-    ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
-    ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
-
-    ## Version History
-    * v0: initial release. (The ``moves``, ``moves_search`` and
-      ``moves_endgame`` encodings were added later as new options; the rules
-      and the other encodings are unchanged.)
-    * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
-      non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
-    """
+""",
+        "No rule options.",
     )
 
     game_name = "miss_milligan_pocket"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -52,3 +52,19 @@ class PlainObserver(Observer):
 
     def observe(self, state: Any) -> np.ndarray:
         return self.game.observe(state, self.encoding)
+
+
+def for_games(
+    game_types: type | tuple[type, ...], need: str, make: Callable[[Any], Observer]
+) -> Callable[[Game[Any]], Observer]:
+    """``make`` as an encoding's factory: a game not of ``game_types`` is refused.
+
+    The TypeError reads "``need``, got <the game's name>".
+    """
+
+    def factory(game: Game[Any]) -> Observer:
+        if not isinstance(game, game_types):
+            raise TypeError(f"{need}, got {game.name}")
+        return make(game)
+
+    return factory

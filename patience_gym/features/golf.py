@@ -14,7 +14,7 @@ import numpy as np
 
 from patience_gym.cards import RANK
 from patience_gym.core import Game, ObsSpec
-from patience_gym.features.base import Observer
+from patience_gym.features.base import Observer, for_games
 from patience_gym.games.golf import (
     NUM_COLUMNS,
     NUM_HOLES,
@@ -105,14 +105,12 @@ class RoundObserver(Observer):
 
 
 def _factory(hole_observer: Callable[[Golf], Observer]) -> Callable[[Game[Any]], Observer]:
-    def make(game: Game[Any]) -> Observer:
+    def make(game: Golf | GolfRound) -> Observer:
         if isinstance(game, GolfRound):
             return RoundObserver(game, hole_observer(game.hole_game))
-        if not isinstance(game, Golf):
-            raise TypeError(f"Golf features need a Golf or GolfRound game, got {game.name}")
         return hole_observer(game)
 
-    return make
+    return for_games((Golf, GolfRound), "Golf features need a Golf or GolfRound game", make)
 
 
 ENCODINGS: dict[str, Callable[[Game[Any]], Observer]] = {

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from patience_gym.core import Game, ObsSpec
-from patience_gym.features.base import Observer
+from patience_gym.features.base import Observer, for_games
 from patience_gym.games.milligan import PLANES_SIZE, MilliganGame, MilliganState
 from patience_gym.heuristics.milligan_endgame import EndgameReplay
 from patience_gym.heuristics.milligan_moves import (
@@ -101,12 +101,7 @@ class EndgameObserver(SearchObserver):
 
 
 def _milligan(cls: type[MovesObserver]) -> Callable[[Game[Any]], Observer]:
-    def make(game: Game[Any]) -> Observer:
-        if not isinstance(game, MilliganGame):
-            raise TypeError(f"Miss Milligan features need a game of that family, got {game.name}")
-        return cls(game)
-
-    return make
+    return for_games(MilliganGame, "Miss Milligan features need a game of that family", cls)
 
 
 ENCODINGS: dict[str, Callable[[Game[Any]], Observer]] = {

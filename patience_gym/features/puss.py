@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from patience_gym.core import Game, ObsSpec
-from patience_gym.features.base import Observer
+from patience_gym.features.base import Observer, for_games
 from patience_gym.games.puss import (
     MERGES,
     NUM_ACTIONS,
@@ -118,12 +118,7 @@ def _write_replay(rows: np.ndarray, values: Mapping[int, int]) -> None:
 
 
 def _puss(cls: type[MovesObserver]) -> Callable[[Game[Any]], Observer]:
-    def make(game: Game[Any]) -> Observer:
-        if not isinstance(game, PussInTheCorner):
-            raise TypeError(f"Puss in the Corner features need that game, got {game.name}")
-        return cls(game)
-
-    return make
+    return for_games(PussInTheCorner, "Puss in the Corner features need that game", cls)
 
 
 ENCODINGS: dict[str, Callable[[Game[Any]], Observer]] = {

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, check_cards, codes, parse_cards, shuffled_deck
-from patience_gym.core import Game, ObsSpec
+from patience_gym.core import Game, ObsSpec, check_keys
 
 NUM_COLUMNS = 7
 NUM_ROWS = 5
@@ -140,12 +140,7 @@ class Golf(Game[GolfState]):
     def from_dict(self, data: Mapping[str, Any]) -> GolfState:
         if not isinstance(data, Mapping):
             raise ValueError(f"a Golf state must be a dict, got {type(data).__name__}")
-        missing = [k for k in ("tableau", "waste", "stock") if k not in data]
-        if missing:
-            raise ValueError(f"Golf state lacks {', '.join(missing)}")
-        unknown = set(data) - {"game", "tableau", "waste", "stock"}
-        if unknown:
-            raise ValueError(f"Golf state has unknown keys: {', '.join(sorted(unknown))}")
+        check_keys(data, ("tableau", "waste", "stock"), ("game",), "Golf state")
         if data.get("game", self.name) != self.name:
             raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
         tableau = data["tableau"]
@@ -323,12 +318,7 @@ class GolfRound(Game[GolfRoundState]):
     def from_dict(self, data: Mapping[str, Any]) -> GolfRoundState:
         if not isinstance(data, Mapping):
             raise ValueError(f"a GolfRound state must be a dict, got {type(data).__name__}")
-        missing = [k for k in ("hole", "hole_scores", "hole_state", "next_deals") if k not in data]
-        if missing:
-            raise ValueError(f"GolfRound state lacks {', '.join(missing)}")
-        unknown = set(data) - {"game", "hole", "hole_scores", "hole_state", "next_deals"}
-        if unknown:
-            raise ValueError(f"GolfRound state has unknown keys: {', '.join(sorted(unknown))}")
+        check_keys(data, ("hole", "hole_scores", "hole_state", "next_deals"), ("game",), "GolfRound state")
         if data.get("game", self.name) != self.name:
             raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
         hole = data["hole"]

@@ -73,7 +73,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, SUIT, check_cards, codes, parse_card, parse_cards, shuffled_deck
-from patience_gym.core import Game, ObsSpec
+from patience_gym.core import Game, ObsSpec, check_keys
 from patience_gym.games.milligan_tables import (
     CC,
     CC_BASE,
@@ -397,17 +397,12 @@ class MilliganGame(Game[MilliganState]):
         what = f"a {self.title} state"
         if not isinstance(data, Mapping):
             raise ValueError(f"{what} must be a dict, got {type(data).__name__}")
-        known = {"game", "tableau", "foundations", "stock", "best", "idle_moves", "seen"}
+        optional = {"game", "best", "idle_moves", "seen"}
         if self.reserve_kind == "waiver":
-            known |= {"waived", "waived_from"}
+            optional |= {"waived", "waived_from"}
         elif self.reserve_kind == "pocket":
-            known.add("pocket")
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"{what} has unknown keys: {', '.join(sorted(map(str, unknown)))}")
-        missing = [k for k in ("tableau", "foundations", "stock") if k not in data]
-        if missing:
-            raise ValueError(f"{what} lacks {', '.join(missing)}")
+            optional.add("pocket")
+        check_keys(data, ("tableau", "foundations", "stock"), optional, what, unknown_first=True)
         if data.get("game", self.name) != self.name:
             raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
         columns = self._card_lists(data["tableau"], NUM_COLUMNS, "tableau")

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, RED, codes, parse_card, parse_cards
-from patience_gym.core import Game, ObsSpec
+from patience_gym.core import Game, ObsSpec, check_keys
 
 NUM_CORNERS = 4
 NUM_FOUNDATIONS = 4
@@ -351,12 +351,7 @@ class PussInTheCorner(Game[PussState]):
         if not isinstance(data, Mapping):
             raise ValueError(f"a Puss in the Corner state must be a dict, got {type(data).__name__}")
         keys = ("pass", "foundations", "corners", "hand", "pack", "seven", "redeal")
-        missing = [k for k in keys if k not in data]
-        if missing:
-            raise ValueError(f"Puss in the Corner state lacks {', '.join(missing)}")
-        unknown = set(data) - {"game", *keys}
-        if unknown:
-            raise ValueError(f"Puss in the Corner state has unknown keys: {', '.join(sorted(unknown))}")
+        check_keys(data, keys, ("game",), "Puss in the Corner state")
         if data.get("game", self.name) != self.name:
             raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
         pass_no = data["pass"]

@@ -352,6 +352,18 @@ def _move(e, cols, clen, runs, tops, res, sc, ids, si, dj, k, h, zc):  # type: i
 
 
 @njit(cache=True, inline="always")
+def _place(e, j, c, cols, clen, runs, tops, ids, h, zc):  # type: ignore[no-untyped-def]
+    """Put card ``c`` at the foot of column ``j`` (a foundation top coming down, or a deal); the new fingerprint."""
+    m = clen[e, j]
+    runs[e, j] = runs[e, j] + 1 if m and _fits(cols[e, j, m - 1], c) else 1
+    cols[e, j, m] = c
+    clen[e, j] = m + 1
+    tops[e, j] = c
+    ids[e, j * MAX_COLUMN + m] = c + 1
+    return h ^ zc[j, m, c]
+
+
+@njit(cache=True, inline="always")
 def apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, zc, zf, zo, rkind):  # type: ignore[no-untyped-def]
     """Play the legal action ``a`` in game ``e``; its reward."""
     h = hsh[e]
@@ -415,25 +427,12 @@ def apply_one(e, a, cols, clen, runs, tops, found, stock, res, sc, hsh, seen, id
         ids[e, OBS_FOUNDATIONS + s] = c if height > 1 else 0
         sc[e, TOTAL] -= 1
         h ^= zf[s, height] ^ zf[s, height - 1]
-        m = clen[e, j]
-        runs[e, j] = runs[e, j] + 1 if m and _fits(cols[e, j, m - 1], c) else 1
-        cols[e, j, m] = c
-        clen[e, j] = m + 1
-        tops[e, j] = c
-        ids[e, j * MAX_COLUMN + m] = c + 1
-        h ^= zc[j, m, c]
+        h = _place(e, j, c, cols, clen, runs, tops, ids, h, zc)
         reward = -1.0
     else:  # deal
         pos = sc[e, POS]
         for j in range(NUM_COLUMNS):
-            c = stock[e, pos + j]
-            m = clen[e, j]
-            runs[e, j] = runs[e, j] + 1 if m and _fits(cols[e, j, m - 1], c) else 1
-            cols[e, j, m] = c
-            clen[e, j] = m + 1
-            tops[e, j] = c
-            ids[e, j * MAX_COLUMN + m] = c + 1
-            h ^= zc[j, m, c]
+            h = _place(e, j, stock[e, pos + j], cols, clen, runs, tops, ids, h, zc)
         sc[e, POS] = pos + NUM_COLUMNS
         ids[e, OBS_STOCK] = MAX_STOCK - pos - NUM_COLUMNS
     hsh[e] = h
