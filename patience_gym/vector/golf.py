@@ -16,6 +16,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from patience_gym.cards import RANK
 from patience_gym.games.golf import (
     BOGEY,
     DEAL,
@@ -24,16 +25,15 @@ from patience_gym.games.golf import (
     NUM_LINKS,
     NUM_ROWS,
     PLANE_WIDTH,
+    PLANES_SIZE,
     STOCK_SIZE,
     GolfOptions,
     _fits_table,
 )
+from patience_gym.heuristics.golf_runs import MAX_NODES
 from patience_gym.vector import rng as vrng
 from patience_gym.vector.base import BatchedGame, read_only
 
-PLANES_SIZE = 52 * PLANE_WIDTH + 1
-#: The runs search's node cap, as the single env's (``golf_runs.MAX_NODES``; a test checks they agree).
-MAX_NODES = 50_000
 _ENCODING_CODES = {"ids": 0, "planes": 1, "runs": 2}  # ids: kept up to date by the moves
 #: Memo of the runs search: an open-addressing table (MAX_NODES entries at most, load below 0.4).
 _MEMO_BITS = 17
@@ -61,7 +61,7 @@ def _deal(cols, heights, stock, pos, in_waste, top, i, deal, ids):  # type: igno
 
 
 #: Rank (1..13) of each card.
-_RANK = np.array([c % 13 + 1 for c in range(52)], dtype=np.int64)
+_RANK = np.array(RANK, dtype=np.int64)
 
 
 @numba.njit(cache=True, inline="always")

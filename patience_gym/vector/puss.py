@@ -25,6 +25,12 @@ from numba import njit
 
 from patience_gym.cards import RANK, RED
 from patience_gym.games.puss import (
+    _P_CORNER,
+    _P_FOUND,
+    _P_HAND,
+    _P_PACK,
+    _P_POS,
+    _P_TOP,
     ACES,
     CORNER_TO_FOUNDATION,
     DEAL,
@@ -88,7 +94,6 @@ _MERGE_BITS = np.array(
 )
 #: ``_SPREAD[b]``: byte ``b``'s eight bits as the eight bytes of a uint64 (0 or 1 each, low bit first).
 _SPREAD = np.array([sum((b >> j & 1) << (8 * j) for j in range(8)) for b in range(256)], dtype=np.uint64)
-_P_PACK, _P_HAND, _P_FOUND, _P_CORNER, _P_TOP, _P_POS = 0, 1, 2, 6, 10, 11
 _PLANES_TAIL = 52 * PLANE_WIDTH
 #: Planes of a position with every card in the pack (each card's "in pack" flag set).
 _PLANES_PACK = np.zeros(_PLANES_TAIL, dtype=np.float32)
