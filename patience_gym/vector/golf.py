@@ -28,6 +28,8 @@ from patience_gym.games.golf import (
     PLANES_SIZE,
     STOCK_SIZE,
     GolfOptions,
+    GolfRoundState,
+    GolfState,
     _fits_table,
 )
 from patience_gym.heuristics.golf_runs import MAX_NODES
@@ -459,6 +461,47 @@ class BatchedGolf(BatchedGame):
 
     def won(self) -> np.ndarray:
         return self._won.copy()
+
+    def rules_state(self, i: int) -> Any:
+        """Env ``i``'s hole (or round). The engine keeps the waste as a set and its top card (the order
+        beneath the top matters to no rule or observation): the waste lists the others in card order."""
+        top = int(self.top[i])
+        waste = [c for c in np.flatnonzero(self.in_waste[i]).tolist() if c != top] + [top]
+        columns = [self.cols[i, c, : self.heights[i, c]].tolist() for c in range(NUM_COLUMNS)]
+        hole = GolfState(columns, waste, tuple(self.stock[i].tolist()), int(self.pos[i]))
+        if not self.is_round:
+            return hole
+        deals = tuple(tuple(d) for d in self.deals[i].tolist())
+        return GolfRoundState(hole, int(self.hole[i]), self.hole_scores[i, : self.done[i]].tolist(), deals)
+
+    def load_state(self, i: int, state: Any) -> None:
+        hole: GolfState = state.hole_state if self.is_round else state
+        left = hole.stock[hole.pos :]
+        if len(left) > STOCK_SIZE:
+            raise ValueError(f"a Golf stock holds at most {STOCK_SIZE} cards, got {len(left)} in env {i}'s state")
+        self.cols[i] = 0
+        for c, col in enumerate(hole.columns):
+            self.cols[i, c, : len(col)] = col
+        self.heights[i] = [len(col) for col in hole.columns]
+        self.pos[i] = STOCK_SIZE - len(left)
+        self.stock[i] = 0
+        self.stock[i, self.pos[i] :] = left
+        self.in_waste[i] = False
+        self.in_waste[i, hole.waste] = True
+        self.top[i] = hole.waste[-1]
+        if self.is_round:
+            self.hole[i], self.done[i] = state.hole, len(state.hole_scores)
+            self.hole_scores[i] = 0
+            self.hole_scores[i, : self.done[i]] = state.hole_scores
+            self.totals[i] = sum(state.hole_scores)
+            self.deals[i] = 0
+            for h in range(state.hole + 1, NUM_HOLES):
+                self.deals[i, h] = state.deals[h]
+        game = self.game
+        self.over[i] = game.is_over(state)
+        self._masks[i] = False if self.over[i] else game.legal_mask(state)
+        self._score[i], self._won[i] = game.score(state), game.is_won(state)
+        self._ids[i] = game.observe(state, "ids")
 
 
 class BatchedGolfRound(BatchedGolf):

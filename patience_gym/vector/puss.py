@@ -56,6 +56,7 @@ from patience_gym.games.puss import (
     TAKE,
     TO_CORNER,
     TO_FOUNDATION,
+    PussState,
 )
 from patience_gym.vector import rng as vrng
 from patience_gym.vector.base import BatchedGame, read_only
@@ -466,6 +467,30 @@ class BatchedPuss(BatchedGame):
 
     def won(self) -> np.ndarray:
         return self._g[:, SCORE] == 52
+
+    def rules_state(self, i: int) -> PussState:
+        g = self._g[i].tolist()
+        obs = g[OBS : OBS + OBS_SIZE]
+        need = g[NEED : NEED + 4]
+        foundations = [[obs[f * FOUNDATION_SLOTS + r] - 1 for r in range(need[f] - 1)] for f in range(4)]
+        corners = [[c - 1 for c in g[CORNERS + PACK_SIZE * k : CORNERS + PACK_SIZE * k + g[LEN + k]]] for k in range(4)]
+        redeal = g[PACK : PACK + g[RLEN]]  # at the redeal, the pack's place holds the cards taken up
+        pack = () if redeal else tuple(g[PACK + g[POS] : PACK + g[PACK_LEN]])
+        return PussState(foundations, corners, pack, 0, g[HAND], g[PASS], bool(g[SEVEN]), redeal)
+
+    def load_state(self, i: int, state: PussState) -> None:
+        g = self._g[i]
+        g[:] = 0
+        g[OBS : OBS + OBS_SIZE] = state.obs  # its packet slots are the packets
+        pack = state.redeal or state.pack[state.pos :]
+        g[PACK : PACK + len(pack)] = pack
+        g[RLEN] = len(state.redeal)
+        g[PACK_LEN] = 0 if state.redeal else len(pack)
+        g[HAND], g[PASS], g[SEVEN], g[SCORE] = state.hand, state.pass_no, state.seven, state.score
+        g[LEN : LEN + 4] = [len(c) for c in state.corners]
+        g[NEED : NEED + 4] = state.need
+        self._bits[i] = _legal_bits(self._g, i, self._forced)
+        self._changed(np.arange(self.num_envs) == i)
 
     def _changed(self, which: np.ndarray) -> None:
         self._masks = None
