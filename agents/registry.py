@@ -2,39 +2,25 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
 from agents.base import Agent, RandomAgent
 from agents.load import load_for_env
+from patience_gym.specs import SPECS, load
 
-#: Game name (``env.unwrapped.game.name``) -> "module:Class" of its greedy baseline.
-GREEDY: dict[str, str] = {
-    "golf": "agents.greedy_golf:GolfGreedy",
-    "golf_round": "agents.greedy_golf:GolfGreedy",
-    "puss_in_the_corner": "agents.greedy_puss:PussGreedy",
-    "miss_milligan": "agents.greedy_milligan:MilliganGreedy",
-    "giant": "agents.greedy_milligan:MilliganGreedy",
-    "miss_milligan_pocket": "agents.greedy_milligan:MilliganGreedy",
-}
 
+def _table(kind: str) -> dict[str, str]:
+    """Game name (``env.unwrapped.game.name``) -> "module:Class" of its ``kind`` agent, from the game table."""
+    return {spec.game: spec.agents[kind] for spec in SPECS if kind in spec.agents}
+
+
+#: Game name -> "module:Class" of its greedy baseline.
+GREEDY: dict[str, str] = _table("greedy")
 #: Game name -> "module:Class" of its perfect-knowledge solver (an upper bound, not a fair agent).
-SOLVER: dict[str, str] = {
-    "golf": "agents.golf_solver:GolfSolverAgent",
-    "golf_round": "agents.golf_solver:GolfSolverAgent",
-    "puss_in_the_corner": "agents.puss_solver:PussSolverAgent",
-}
-
+SOLVER: dict[str, str] = _table("solver")
 #: Game name -> "module:Class" of its search planner (sees only the visible position).
-PLANNER: dict[str, str] = {
-    "golf": "agents.planners.golf:GolfPlanner",
-    "golf_round": "agents.planners.golf:GolfPlanner",
-    "puss_in_the_corner": "agents.planners.puss:PussPlanner",
-    "miss_milligan": "agents.planners.milligan:MilliganPlanner",
-    "giant": "agents.planners.milligan:MilliganPlanner",
-    "miss_milligan_pocket": "agents.planners.milligan:MilliganPlanner",
-}
+PLANNER: dict[str, str] = _table("planner")
 
 _BY_KIND = {"greedy": GREEDY, "solver": SOLVER, "planner": PLANNER}
 
@@ -43,8 +29,7 @@ TEACHERS: tuple[str, ...] = tuple(_BY_KIND)
 
 
 def _load(target: str) -> type[Agent]:
-    module, cls = target.split(":")
-    agent_cls: type[Agent] = getattr(importlib.import_module(module), cls)
+    agent_cls: type[Agent] = load(target)
     return agent_cls
 
 

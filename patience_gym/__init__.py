@@ -8,23 +8,18 @@ from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
+from patience_gym.specs import SPECS
+
 __version__ = "0.1.0"
 
-#: env id -> (entry point, safety-net step limit)
-ENVS: dict[str, tuple[str, int]] = {
-    "patience_gym/Golf-v0": ("patience_gym.envs.golf:GolfEnv", 500),
-    "patience_gym/GolfRound-v0": ("patience_gym.envs.golf:GolfRoundEnv", 4_500),
-    "patience_gym/PussInTheCorner-v0": ("patience_gym.envs.puss:PussInTheCornerEnv", 1_000),
-    "patience_gym/MissMilligan-v0": ("patience_gym.envs.milligan:MissMilliganEnv", 10_000),
-    "patience_gym/Giant-v0": ("patience_gym.envs.milligan:GiantEnv", 10_000),
-    "patience_gym/MissMilliganPocket-v0": ("patience_gym.envs.milligan:MissMilliganPocketEnv", 10_000),
-}
+#: env id -> (entry point, safety-net step limit), read from the game table (:mod:`patience_gym.specs`).
+ENVS: dict[str, tuple[str, int]] = {spec.env_id: (spec.env, spec.max_episode_steps) for spec in SPECS}
 
-for _env_id, (_entry_point, _limit) in ENVS.items():
-    if _env_id not in registry:
+for _spec in SPECS:
+    if _spec.env_id not in registry:
         register(
-            id=_env_id,
-            entry_point=_entry_point,
-            max_episode_steps=_limit,
-            vector_entry_point="patience_gym.vector:" + _entry_point.split(":")[1],  # batched kernels (numba), on use
+            id=_spec.env_id,
+            entry_point=_spec.env,
+            max_episode_steps=_spec.max_episode_steps,
+            vector_entry_point=_spec.vector_entry_point,  # batched kernels (numba), on use
         )

@@ -14,6 +14,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 
+from patience_gym.specs import by_game
+
 
 class GameState(Protocol):
     """What the env and the agents need of a state."""
@@ -83,8 +85,6 @@ class Game(ABC, Generic[S]):
     lower_score_is_better: ClassVar[bool] = False
     #: Observation encodings by name; the first is the default.
     obs_encodings: ClassVar[tuple[str, ...]] = ("ids",)
-    #: A safety-net step limit for the registered env.
-    max_episode_steps: ClassVar[int] = 10_000
     #: A sentence for result tables on how the score and a "win" are counted, where that needs saying.
     score_note: ClassVar[str] = ""
 
@@ -93,6 +93,11 @@ class Game(ABC, Generic[S]):
     def __init__(self, **options: Any) -> None:
         self.options = make_options(self.Options, options, self.name)
         self._action_by_text: dict[str, int] | None = None
+
+    @property
+    def max_episode_steps(self) -> int:
+        """The registered env's safety-net step limit, stated once in the game table (:mod:`patience_gym.specs`)."""
+        return by_game(self.name).max_episode_steps
 
     # --- states ---------------------------------------------------------
     @abstractmethod

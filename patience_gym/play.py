@@ -7,10 +7,13 @@ Usage::
 
 The board is the env's text render; the legal moves are listed by number and
 notation. Type a number or a move's notation to play it, ``u`` to undo, ``h``
-for a hint (from the greedy agent, or ``--hint-agent planner``: this needs the
-``agents`` package of the patience_gym repository, imported only when asked),
-``?`` for help and ``q`` to quit. A ``--hint-agent`` given is made at start-up, so a
-bad spec or a model for another game is refused before the deal. The game's record is
+for a hint, ``?`` for help and ``q`` to quit. A hint is a callable passed in
+(:data:`Hint`); by default it is the game's greedy heuristic
+(:func:`patience_gym.heuristics.greedy_move`, the moves of the greedy agent). Hints
+from any agent (``--hint-agent planner``, ``ppo:PATH``) come from the agents floor:
+``python -m agents.play`` takes the same arguments and ``--hint-agent``, made at
+start-up, so a bad spec or a model for another game is refused before the deal; the
+library never imports ``agents``. The game's record is
 saved when it ends or when you quit (``--record-out``, checked before the deal; by
 default ``<Env>-seed<seed>.json`` here; if it cannot be written then, the record is
 saved here or in the temporary folder instead, and the message says where) and
@@ -25,7 +28,7 @@ import os
 import sys
 import tempfile
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
@@ -34,7 +37,17 @@ import numpy as np
 
 import patience_gym
 from patience_gym.env import env_kwargs_from_json
+from patience_gym.heuristics import greedy_move
 from patience_gym.records import GameRecord, save_record
+
+#: A hint: the move to suggest, from the unwrapped env (its game and position), its observation and legal mask.
+Hint = Callable[[Any, np.ndarray, np.ndarray], int]
+
+
+def greedy_hint(env: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+    """The default hint: the game's greedy heuristic on the visible position."""
+    return greedy_move(env.game, env.state, mask)
+
 
 HELP = (
     "type a move's number or its notation (as listed), u = undo the last move, h = hint, "
@@ -43,13 +56,22 @@ HELP = (
 
 
 class Session:
-    """One game being played: the env, the moves made so far, and undo by replay."""
+    """One game being played: the env, the moves made so far, undo by replay, and the ``hint`` (named
+    ``hint_name`` in the hint's line)."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any], seed: int, hint_agent: str = "greedy") -> None:
+    def __init__(
+        self,
+        env_id: str,
+        env_kwargs: dict[str, Any],
+        seed: int,
+        hint: Hint = greedy_hint,
+        hint_name: str = "greedy",
+    ) -> None:
         self.env_id = env_id
         self.env_kwargs = env_kwargs
         self.seed = seed
-        self.hint_agent = hint_agent
+        self.hint_fn = hint
+        self.hint_name = hint_name
         self.env = gym.make(env_id, render_mode="ansi", **env_kwargs)
         self.game_env: Any = cast(Any, self.env.unwrapped)
         self.obs, self.info = self.env.reset(seed=seed)
@@ -58,7 +80,6 @@ class Session:
         self.rewards: list[float] = []
         self.over = False
         self.truncated = False
-        self._hint: Any = None  # the hint agent, made once (by make_hint_agent)
 
     @property
     def legal(self) -> list[int]:
@@ -110,22 +131,9 @@ class Session:
             self.play(action)
         return True
 
-    def make_hint_agent(self) -> Any:
-        """The hint agent, made once: ImportError where the agents package is missing; ValueError or
-        FileNotFoundError for a bad spec or a model (``ppo:PATH``) trained for another env, rules or encoding."""
-        if self._hint is None:
-            from agents.registry import make_agent  # agents sits above patience_gym: imported only for a hint
-
-            self._hint = make_agent(
-                self.hint_agent, self.game_env.game.name, seed=self.seed, env_id=self.env_id, env_kwargs=self.env_kwargs
-            )
-        return self._hint
-
     def hint(self) -> int:
-        """The hint agent's move (the agent reset to the deal's seed, as for a fresh one)."""
-        agent = self.make_hint_agent()
-        agent.reset(self.seed)
-        return int(agent.act(self.game_env, self.obs, self.info["action_mask"].astype(bool)))
+        """The hint's move in the present position (ValueError where it has none)."""
+        return int(self.hint_fn(self.game_env, self.obs, self.info["action_mask"].astype(bool)))
 
     def score(self) -> float:
         return float(self.game_env.game.score(self.game_env.state))
@@ -185,14 +193,11 @@ def run(session: Session, stdin: TextIO, out: TextIO) -> None:
         elif command in ("h", "hint"):
             try:
                 action = session.hint()
-            except ImportError:
-                out.write("hints need the agents package of the patience_gym repository, which is not importable\n")
-                continue
             except ValueError as exc:
                 out.write(f"no hint: {exc}\n")
                 continue
             number = session.legal.index(action) + 1
-            out.write(f"hint ({session.hint_agent}): {game_env.describe_action(action)} (move {number})\n")
+            out.write(f"hint ({session.hint_name}): {game_env.describe_action(action)} (move {number})\n")
         else:
             try:
                 action = session.parse(text)
@@ -208,23 +213,43 @@ def run(session: Session, stdin: TextIO, out: TextIO) -> None:
     out.write(f"{outcome}: score {session.score():g} after {len(session.moves)} moves\n")
 
 
-def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Play from ``stdin`` to ``stdout`` (the console by default); returns the exit status."""
+#: Makes the hint a ``--hint-agent`` spec names for a session (ValueError, TypeError or FileNotFoundError
+#: saying why it cannot): given by the agents floor (``agents.play``), which knows the agents.
+HintMaker = Callable[[str, "Session"], Hint]
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    *,
+    hint_maker: HintMaker | None = None,
+    prog: str = "python -m patience_gym.play",
+    description: str | None = None,
+) -> int:
+    """Play from ``stdin`` to ``stdout`` (the console by default); returns the exit status.
+
+    With ``hint_maker``, ``--hint-agent SPEC`` picks the hint (``hint_maker(SPEC, session)``, made before
+    the deal is shown); without it the hint is the greedy heuristic and ``--hint-agent`` is refused.
+    """
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if stdout is None else stdout
     parser = argparse.ArgumentParser(
-        prog="python -m patience_gym.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=description or __doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("env", help=f"env id, one of: {', '.join(patience_gym.ENVS)}")
     parser.add_argument("--seed", type=int, help="deal seed (random when left out)")
     parser.add_argument("--env-kwargs", default="{}", help="JSON dict of rule options")
     parser.add_argument("--record-out", help="where to save the game record (default: <Env>-seed<seed>.json here)")
-    parser.add_argument("--hint-agent", help="agent spec giving hints: greedy (the default), planner, ppo:PATH, ...")
+    hint_help = "agent spec giving hints: greedy (the default), planner, ppo:PATH, ..."
+    parser.add_argument("--hint-agent", help=hint_help if hint_maker else argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     def fail(message: str) -> NoReturn:
         parser.exit(2, f"{parser.prog}: error: {message}\n")
 
+    if args.hint_agent is not None and hint_maker is None:
+        fail(f"--hint-agent {args.hint_agent}: agent hints come from the agents package: python -m agents.play")
     if args.env not in patience_gym.ENVS:
         fail(f"unknown env {args.env!r}; choose one of {', '.join(patience_gym.ENVS)}")
     if args.seed is not None and args.seed < 0:
@@ -239,16 +264,15 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     if problem:
         fail(f"--record-out {path} {problem}")
     try:
-        session = Session(args.env, env_kwargs, seed, args.hint_agent or "greedy")
+        session = Session(args.env, env_kwargs, seed)
     except (TypeError, ValueError) as exc:
         fail(str(exc))
-    if args.hint_agent is not None:
+    if args.hint_agent is not None and hint_maker is not None:
         try:
-            session.make_hint_agent()
-        except ImportError:
-            pass  # a hint then says that the agents package is missing
+            session.hint_fn = hint_maker(args.hint_agent, session)
         except (ValueError, TypeError, FileNotFoundError) as exc:
             fail(f"--hint-agent {args.hint_agent}: {exc}")
+        session.hint_name = args.hint_agent
     try:
         run(session, stdin, out)
     except KeyboardInterrupt:

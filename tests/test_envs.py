@@ -152,3 +152,42 @@ def test_writing_into_returned_arrays_never_changes_the_env(env_id):
             mask = twin.unwrapped.action_masks()
             action = int(np.flatnonzero(~mask)[0]) if t % 3 == 0 and not mask.all() else masked_random_action(rng, mask)
             got, want = scribbled.step(action), twin.step(action)
+
+
+def test_every_registry_reads_the_one_game_table() -> None:
+    """Each game is one GameSpec; the env registry, rules, observers, renderers, batched engines, step
+    limits and the greedy heuristic all come from it, and every entry names something that exists."""
+    import subprocess
+    import sys
+
+    from patience_gym import features, games, render, specs, vector
+    from patience_gym.render import image
+
+    assert list(patience_gym.ENVS) == [s.env_id for s in specs.SPECS]
+    assert len({s.game for s in specs.SPECS}) == len(specs.SPECS)
+    for spec in specs.SPECS:
+        assert patience_gym.ENVS[spec.env_id] == (spec.env, spec.max_episode_steps)
+        registered = gym.spec(spec.env_id)
+        assert (registered.entry_point, registered.max_episode_steps) == (spec.env, spec.max_episode_steps)
+        assert registered.vector_entry_point == spec.vector_entry_point
+        assert games.GAMES[spec.game] == spec.rules and render.TEXT_RENDERERS[spec.game] == spec.text_renderer
+        assert features.FEATURE_MODULES.get(spec.game) == spec.features
+        assert image.LAYOUTS[spec.game] == spec.image_layout
+        assert vector.BATCHED_GAMES.get(spec.env_id) == spec.batched
+        game = games.make_game(spec.game)
+        assert game.max_episode_steps == spec.max_episode_steps  # the step limit is stated once
+        assert isinstance(game, specs.load(spec.rules)) and game.name == spec.game
+        for target in (spec.env, spec.text_renderer, spec.image_layout, spec.features, spec.greedy_move):
+            assert target is None or specs.load(target) is not None
+        assert specs.by_env_id(spec.env_id) is spec is specs.by_game(spec.game)
+    with pytest.raises(ValueError, match="unknown game 'klondike'; known games: "):
+        specs.by_game("klondike")
+    # The table (loaded on its own, without the package) imports nothing but the standard library.
+    probe = (
+        "import importlib.util as u, sys; m = u.spec_from_file_location('t', sys.argv[1]); "
+        "t = sys.modules['t'] = u.module_from_spec(m); m.loader.exec_module(t); "
+        "print(sorted(n for n in sys.modules if n.split('.')[0] in ('numpy', 'gymnasium', 'patience_gym')))"
+    )
+    path = specs.__file__
+    done = subprocess.run([sys.executable, "-c", probe, path], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 import patience_gym
+from agents import play as agents_play
 from agents.registry import make_agent
-from patience_gym.play import default_record_path, main
+from patience_gym.play import Session, default_record_path, main
 from patience_gym.records import load_record
 
 ENV_IDS = list(patience_gym.ENVS)
@@ -99,10 +100,39 @@ def test_illegal_notation_and_end_of_input(tmp_path: Path) -> None:
     assert load_record(path).moves == []
 
 
-def test_hint_without_agents_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "agents.registry", None)  # makes the import fail
+def test_plain_play_hints_without_agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default hint is the library's greedy heuristic: no agents package needed."""
+    monkeypatch.setitem(sys.modules, "agents.registry", None)  # any import of it would fail
     text = _play(["patience_gym/Golf-v0", "--seed", "1", "--record-out", str(tmp_path / "g.json")], "h\nq\n")
-    assert "hints need the agents package" in text
+    assert "hint (greedy): " in text
+
+
+def test_a_hint_is_a_callable_passed_in() -> None:
+    """Session takes any hint ``(env, obs, mask) -> action``; one that fails says why, and play goes on."""
+    seen: list[Any] = []
+
+    def last_legal(env: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+        seen.append(env)
+        return int(np.flatnonzero(mask)[-1])
+
+    session = Session("patience_gym/PussInTheCorner-v0", {}, 4, hint=last_legal, hint_name="last")
+    assert session.hint() == session.legal[-1] and seen == [session.game_env]
+
+    def no_hint(env: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+        raise ValueError("nothing to suggest")
+
+    out = io.StringIO()
+    from patience_gym.play import run
+
+    run(Session("patience_gym/Golf-v0", {}, 4, hint=no_hint), io.StringIO("h\n1\nq\n"), out)
+    assert "no hint: nothing to suggest" in out.getvalue() and "played " in out.getvalue()
+
+
+def test_plain_play_sends_agent_hints_to_the_agents_floor(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    argv = ["patience_gym/Golf-v0", "--hint-agent", "planner", "--record-out", str(tmp_path / "g.json")]
+    assert "--hint-agent planner: agent hints come from the agents package: python -m agents.play" in _refused(
+        argv, capsys
+    )
 
 
 def test_bad_command_lines_are_named(capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,8 +165,12 @@ def test_command_line_run_saves_in_the_current_folder(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "record saved to Golf-v0-seed3.json" in done.stdout
     assert len(load_record(tmp_path / "Golf-v0-seed3.json").moves) == 1
-    # patience_gym.play does not import agents until a hint is asked for.
-    probe = "import sys, patience_gym.play; print('agents' in sys.modules)"
+    # patience_gym.play never imports agents, hints included.
+    probe = (
+        "import io, sys, patience_gym.play as p; "
+        "p.run(p.Session('patience_gym/Golf-v0', {}, 1), io.StringIO('h\\n'), io.StringIO()); "
+        "print('agents' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.strip() == "False"
 
@@ -144,11 +178,11 @@ def test_command_line_run_saves_in_the_current_folder(tmp_path: Path) -> None:
 GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
 
 
-def _refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+def _refused(argv: list[str], capsys: pytest.CaptureFixture[str], entry: Any = main) -> str:
     """The one line of stderr of a command line refused with exit status 2 before any game is shown."""
     out = io.StringIO()
     with pytest.raises(SystemExit) as exited:
-        main(argv, stdin=io.StringIO("1\nq\n"), stdout=out)
+        entry(argv, stdin=io.StringIO("1\nq\n"), stdout=out)
     err = capsys.readouterr().err
     assert exited.value.code == 2 and len(err.strip().splitlines()) == 1, err
     assert out.getvalue() == ""  # no board, no game
@@ -160,13 +194,17 @@ def test_bad_seeds_hint_agents_and_record_paths_are_refused_before_the_game(
 ) -> None:
     record = ["--record-out", str(tmp_path / "g.json")]
     assert "--seed must be 0 or more, got -1" in _refused(["patience_gym/Golf-v0", "--seed", "-1", *record], capsys)
-    err = _refused(["patience_gym/Golf-v0", "--seed", "1", "--hint-agent", "ppo:/nonexistent.zip", *record], capsys)
+    hints = agents_play.main  # agent hints: python -m agents.play
+    argv = ["patience_gym/Golf-v0", "--seed", "1", "--hint-agent", "ppo:/nonexistent.zip", *record]
+    err = _refused(argv, capsys, hints)
     assert "--hint-agent ppo:/nonexistent.zip: no PPO model at /nonexistent.zip" in err
-    err = _refused(["patience_gym/PussInTheCorner-v0", "--hint-agent", f"ppo:{GOLF_MODEL}", *record], capsys)
+    err = _refused(["patience_gym/PussInTheCorner-v0", "--hint-agent", f"ppo:{GOLF_MODEL}", *record], capsys, hints)
     assert "was trained on patience_gym/Golf-v0" in err
     assert "--hint-agent smart: unknown agent 'smart'" in _refused(
-        ["patience_gym/Golf-v0", "--hint-agent", "smart"], capsys
+        ["patience_gym/Golf-v0", "--hint-agent", "smart"], capsys, hints
     )
+    err = _refused(["patience_gym/Golf-v0", "--seed", "-1", *record], capsys, hints)
+    assert "--seed must be 0 or more, got -1" in err
     err = _refused(["patience_gym/Golf-v0", "--seed", "1", "--record-out", str(tmp_path)], capsys)
     assert f"--record-out {tmp_path} is a directory; give the record's file name" in err
     (tmp_path / "file").write_text("")
@@ -177,8 +215,23 @@ def test_bad_seeds_hint_agents_and_record_paths_are_refused_before_the_game(
 
 def test_a_ppo_model_gives_hints_for_its_own_game(tmp_path: Path) -> None:
     argv = ["patience_gym/Golf-v0", "--seed", "2", "--env-kwargs", '{"obs_encoding": "runs"}']
-    text = _play([*argv, "--hint-agent", f"ppo:{GOLF_MODEL}", "--record-out", str(tmp_path / "g.json")], "h\nq\n")
-    assert f"hint (ppo:{GOLF_MODEL}): " in text
+    out = io.StringIO()
+    argv += ["--hint-agent", f"ppo:{GOLF_MODEL}", "--record-out", str(tmp_path / "g.json")]
+    assert agents_play.main(argv, stdin=io.StringIO("h\nq\n"), stdout=out) == 0
+    assert f"hint (ppo:{GOLF_MODEL}): " in out.getvalue()
+
+
+def test_agent_hints_match_the_agent(tmp_path: Path) -> None:
+    """``python -m agents.play --hint-agent planner`` hints the planner's move (reset to the deal's seed)."""
+    env = gym.make("patience_gym/MissMilligan-v0")
+    obs, info = env.reset(seed=6)
+    planner = make_agent("planner", "miss_milligan", seed=6)
+    planner.reset(6)
+    move = env.unwrapped.describe_action(planner.act(env.unwrapped, obs, info["action_mask"].astype(bool)))
+    out = io.StringIO()
+    argv = ["patience_gym/MissMilligan-v0", "--seed", "6", "--hint-agent", "planner"]
+    assert agents_play.main([*argv, "--record-out", str(tmp_path / "g.json")], io.StringIO("h\nq\n"), out) == 0
+    assert f"hint (planner): {move} (move " in out.getvalue()
 
 
 def test_a_record_that_cannot_be_written_is_saved_elsewhere(

@@ -280,3 +280,92 @@ def test_batched_reset_options_must_be_a_dict(options: object) -> None:
     again, _ = venv.reset(options=None)
     assert again.shape == before.shape
     assert venv.reset(seed=[1, 2], options={})[0].tolist() == before.tolist()
+
+
+# --- positions in and out: get_state / set_state ------------------------------------------------------
+def _canonical(state: dict) -> dict:
+    """``state`` with a Golf waste's cards beneath the top in card order (the engine keeps the waste as a set)."""
+    from patience_gym.cards import parse_card
+
+    out = dict(state)
+    if "waste" in out:
+        *below, top = out["waste"]
+        out["waste"] = sorted(below, key=parse_card) + [top]
+    if "hole_state" in out:
+        out["hole_state"] = _canonical(out["hole_state"])
+    return out
+
+
+def _reached_positions(env_id: str, count: int, seed: int) -> list[dict]:
+    """``count`` positions met by the single env in masked-random games (at random depths), as state dicts."""
+    import gymnasium as gym
+
+    from tests.conftest import masked_random_action
+
+    env = gym.make(env_id, max_episode_steps=None)
+    rng = np.random.default_rng(seed)
+    positions = []
+    for k in range(count):
+        _, info = env.reset(seed=seed * 100 + k)
+        for _ in range(int(rng.integers(0, rng.choice([20, 80, 250])))):
+            _, _, terminated, _, info = env.step(masked_random_action(rng, info["action_mask"]))
+            if terminated or (getattr(env.unwrapped.state, "redeal", None) and rng.random() < 0.3):
+                break  # (Puss in the Corner: often stop while the packets are being taken up)
+        positions.append(env.unwrapped.state_dict())
+    return positions
+
+
+@pytest.mark.parametrize("env_id", BATCHED)
+def test_set_state_plays_as_the_single_env_from_that_position(env_id: str) -> None:
+    """Positions reached by the single env: ``set_state`` then ``get_state`` gives them back; the engine's
+    observation and mask then equal the single env's ``reset(options={"state": ...})``'s in every batched
+    encoding, and both play on alike (rewards, ends, scores, positions), the progress rule's memory included."""
+    import gymnasium as gym
+
+    from patience_gym.vector import batched_game_class
+    from tests.conftest import masked_random_action
+
+    cls = batched_game_class(env_id)
+    n = 12
+    positions = _reached_positions(env_id, n, seed=len(env_id))
+    for encoding in cls.encodings:
+        game = cls(n, obs_encoding=encoding)
+        singles = [gym.make(env_id, obs_encoding=encoding, max_episode_steps=None) for _ in range(n)]
+        obs, masks = [], []
+        for i, (env, state) in enumerate(zip(singles, positions)):
+            game.set_state(i, state)
+            assert game.get_state(i) == _canonical(state)
+            o, info = env.reset(options={"state": state})
+            obs.append(o)
+            masks.append(info["action_mask"].astype(bool))
+        assert np.array_equal(game.observe(), np.stack(obs))
+        assert np.array_equal(game.masks(), np.stack(masks))
+        rng = np.random.default_rng(3)
+        live = ~np.array([not m.any() for m in masks])
+        for _ in range(60):
+            actions = np.array([masked_random_action(rng, m) if live[i] else -1 for i, m in enumerate(masks)])
+            reward, terminated, _ = game.step(actions)
+            scores, won, got = game.scores(), game.won(), game.observe()
+            for i in np.flatnonzero(live):
+                o, r, term, _, info = singles[i].step(actions[i])
+                assert (r, term, info["score"], info["won"]) == (reward[i], terminated[i], scores[i], won[i])
+                assert np.array_equal(o, got[i]) and game.get_state(i) == _canonical(singles[i].unwrapped.state_dict())
+                masks[i] = info["action_mask"].astype(bool)
+                live[i] = not term
+        assert np.array_equal(game.masks()[live], np.stack(masks)[live])
+
+
+def test_set_state_refuses_what_the_rules_refuse() -> None:
+    from patience_gym.vector.golf import BatchedGolf
+
+    game = BatchedGolf(2)
+    with pytest.raises(ValueError, match="Golf state lacks stock"):
+        game.set_state(0, {"tableau": [[]] * 7, "waste": ["AS"]})
+    with pytest.raises(ValueError, match="env index 2 is outside 0..1"):
+        game.set_state(2, {})
+    with pytest.raises(TypeError, match="env index must be an int, got str"):
+        game.get_state("0")  # type: ignore[arg-type]
+    codes = [f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK"]
+    too_long = {"tableau": [[]] * 7, "waste": codes[:1], "stock": codes[1:]}
+    with pytest.raises(ValueError, match="a Golf stock holds at most 17 cards, got 51"):
+        game.set_state(1, too_long)

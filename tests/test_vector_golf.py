@@ -130,18 +130,6 @@ def test_golf_round_truncation_and_wins() -> None:
     assert counts["truncated"] > 20
 
 
-def _load_position(game: BatchedGolf, i: int, columns: list[list[int]], waste: list[int], stock: list[int]) -> None:
-    """Put an arbitrary position into env ``i`` of a batched game (white box: its state arrays)."""
-    game.heights[i] = [len(c) for c in columns]
-    for c, col in enumerate(columns):
-        game.cols[i, c, : len(col)] = col
-    game.pos[i] = 17 - len(stock)
-    game.stock[i, game.pos[i] :] = stock
-    game.in_waste[i] = False
-    game.in_waste[i, waste] = True
-    game.top[i] = waste[-1]
-
-
 @pytest.mark.parametrize("options", OPTION_SETS, ids=["default", "queens_on_kings", "wrap_ranks"])
 def test_runs_and_planes_of_arbitrary_positions(options: dict[str, Any]) -> None:
     """Positions no short game reaches (tall columns late, long waste): the whole `runs` observation."""
@@ -162,9 +150,10 @@ def test_runs_and_planes_of_arbitrary_positions(options: dict[str, Any]) -> None
             columns.append(cards[at : at + h])
             at += h
         stock, waste = cards[at : at + stock_size], cards[at + stock_size :]
-        _load_position(game, i, columns, waste, stock)
         state = {"tableau": [[CODE[c] for c in col] for col in columns], "waste": [CODE[c] for c in waste]}
-        obs, _ = single.reset(options={"state": {**state, "stock": [CODE[c] for c in stock]}})
+        state["stock"] = [CODE[c] for c in stock]
+        game.set_state(i, state)
+        obs, _ = single.reset(options={"state": state})
         expected.append(obs)
     assert np.array_equal(game.observe(), np.stack(expected))
     assert (np.stack(expected)[:, 781::3] > 2 / 35).sum() > 20  # runs of three and more are among them

@@ -15,18 +15,12 @@ from typing import Any
 
 from patience_gym.core import Game
 from patience_gym.features.base import Observer, PlainObserver
+from patience_gym.specs import SPECS
 
 __all__ = ["FEATURE_MODULES", "Observer", "PlainObserver", "encodings", "make_observer", "observe"]
 
-#: Game name -> module whose ``ENCODINGS`` maps encoding names to observer factories.
-FEATURE_MODULES: dict[str, str] = {
-    "golf": "patience_gym.features.golf",
-    "golf_round": "patience_gym.features.golf",
-    "puss_in_the_corner": "patience_gym.features.puss",
-    "miss_milligan": "patience_gym.features.milligan",
-    "giant": "patience_gym.features.milligan",
-    "miss_milligan_pocket": "patience_gym.features.milligan",
-}
+#: Game name -> module whose ``ENCODINGS`` maps encoding names to observer factories (from :mod:`patience_gym.specs`).
+FEATURE_MODULES: dict[str, str] = {spec.game: spec.features for spec in SPECS if spec.features}
 
 
 def _feature_factories(game: Game[Any]) -> Mapping[str, Callable[[Game[Any]], Observer]]:

@@ -6,16 +6,10 @@ import importlib
 from typing import Any
 
 from patience_gym.core import Game
+from patience_gym.specs import SPECS
 
-#: Game name -> "module:Class"; imported only when used.
-GAMES: dict[str, str] = {
-    "golf": "patience_gym.games.golf:Golf",
-    "golf_round": "patience_gym.games.golf:GolfRound",
-    "puss_in_the_corner": "patience_gym.games.puss:PussInTheCorner",
-    "miss_milligan": "patience_gym.games.milligan:MissMilligan",
-    "giant": "patience_gym.games.milligan:Giant",
-    "miss_milligan_pocket": "patience_gym.games.milligan:MissMilliganPocket",
-}
+#: Game name -> "module:Class"; imported only when used (from the game table, :mod:`patience_gym.specs`).
+GAMES: dict[str, str] = {spec.game: spec.rules for spec in SPECS}
 
 
 def make_game(name: str, **options: Any) -> Game[Any]:

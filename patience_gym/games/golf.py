@@ -108,7 +108,6 @@ class Golf(Game[GolfState]):
     Options = GolfOptions
     lower_score_is_better = True
     obs_encodings = ("ids", "planes")
-    max_episode_steps = 500
     num_actions = NUM_COLUMNS + 1
 
     def __init__(self, **options: Any) -> None:
@@ -282,7 +281,6 @@ class GolfRound(Game[GolfRoundState]):
     Options = GolfOptions
     lower_score_is_better = True
     obs_encodings = Golf.obs_encodings
-    max_episode_steps = NUM_HOLES * Golf.max_episode_steps
     num_actions = Golf.num_actions
     score_note = f"Round score is the sum of nine holes; the book's bogey is {BOGEY}. 'win' = round at or under bogey."
 

@@ -296,7 +296,6 @@ class MilliganGame(Game[MilliganState]):
     foundation_down: ClassVar[str] = "never"
 
     obs_encodings = ("ids", "planes")
-    max_episode_steps = 10_000
     num_actions = NUM_ACTIONS
 
     def __init__(self, **options: Any) -> None:

@@ -309,7 +309,6 @@ class PussInTheCorner(Game[PussState]):
     obs_encodings = ("ids", "planes")
     #: Safety net only: a game has at most 96 deals, 96 placements, 48 plays
     #: from the packets, 8 merges and 3 take-ups.
-    max_episode_steps = 1_000
     num_actions = NUM_ACTIONS
 
     def __init__(self, **options: Any) -> None:

@@ -100,3 +100,9 @@ class GreedyRules:
             return DEAL
         # 5. resigned until the next progress event
         return int(best_a)
+
+
+def greedy_move(game: MilliganGame, state: MilliganState, mask: np.ndarray) -> int:
+    """The greedy baseline's move as a fresh player makes it (no resignation mark): the game table's
+    ``greedy_move``, what ``MilliganGreedy`` plays right after its ``reset``."""
+    return GreedyRules().choose(game, state, mask)

@@ -38,6 +38,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import permutations
 
+import numpy as np
+
 from patience_gym.games.puss import (
     CORNER_TO_FOUNDATION,
     DEAL,
@@ -88,6 +90,11 @@ def choose_move(game: PussInTheCorner, state: PussState, plan_redeal: bool = Tru
     if len(takes) == 1 or not plan_redeal:
         return TAKE + takes[0]
     return TAKE + _choose_redeal(game, state, takes)
+
+
+def greedy_move(game: PussInTheCorner, state: PussState, mask: np.ndarray) -> int:
+    """The greedy baseline's move (the game table's ``greedy_move``; ``mask`` unused: the rules give it)."""
+    return choose_move(game, state)
 
 
 def lowest_bit(x: int) -> int:

@@ -10,16 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from patience_gym.core import Game
+from patience_gym.specs import SPECS
 
-#: Game name -> "module:function" drawing a state of that game as text.
-TEXT_RENDERERS: dict[str, str] = {
-    "golf": "patience_gym.render.golf:render_hole",
-    "golf_round": "patience_gym.render.golf:render_round",
-    "puss_in_the_corner": "patience_gym.render.puss:render",
-    "miss_milligan": "patience_gym.render.milligan:render",
-    "giant": "patience_gym.render.milligan:render",
-    "miss_milligan_pocket": "patience_gym.render.milligan:render",
-}
+#: Game name -> "module:function" drawing a state of that game as text (from :mod:`patience_gym.specs`).
+TEXT_RENDERERS: dict[str, str] = {spec.game: spec.text_renderer for spec in SPECS}
 
 
 def render_text(game: Game[Any], state: Any) -> str:

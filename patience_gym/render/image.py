@@ -23,16 +23,11 @@ import numpy as np
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from patience_gym.cards import RANK, RED, SUIT
+from patience_gym.specs import SPECS
 
-#: Game name -> module of its layout (each has ``SIZE`` and ``draw(game, state, last_action, previous) -> Image``).
-LAYOUTS: dict[str, str] = {
-    "golf": "patience_gym.render.image_golf",
-    "golf_round": "patience_gym.render.image_golf",
-    "miss_milligan": "patience_gym.render.image_milligan",
-    "giant": "patience_gym.render.image_milligan",
-    "miss_milligan_pocket": "patience_gym.render.image_milligan",
-    "puss_in_the_corner": "patience_gym.render.image_puss",
-}
+#: Game name -> module of its layout (each has ``SIZE`` and ``draw(game, state, last_action, previous) -> Image``),
+#: from the game table (:mod:`patience_gym.specs`).
+LAYOUTS: dict[str, str] = {spec.game: spec.image_layout for spec in SPECS}
 
 # --- colours -------------------------------------------------------------------
 FELT = (26, 104, 62)

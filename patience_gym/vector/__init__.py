@@ -13,20 +13,15 @@ import importlib.util
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from patience_gym.specs import SPECS
+
 if TYPE_CHECKING:
     from gymnasium.vector import VectorEnv
 
     from patience_gym.vector.base import BatchedGame
 
-#: env id -> "module:BatchedGame subclass" (imported on use).
-BATCHED_GAMES: dict[str, str] = {
-    "patience_gym/Golf-v0": "patience_gym.vector.golf:BatchedGolf",
-    "patience_gym/GolfRound-v0": "patience_gym.vector.golf:BatchedGolfRound",
-    "patience_gym/PussInTheCorner-v0": "patience_gym.vector.puss:BatchedPuss",
-    "patience_gym/MissMilligan-v0": "patience_gym.vector.milligan:BatchedMissMilligan",
-    "patience_gym/Giant-v0": "patience_gym.vector.milligan:BatchedGiant",
-    "patience_gym/MissMilliganPocket-v0": "patience_gym.vector.milligan:BatchedMissMilliganPocket",
-}
+#: env id -> "module:BatchedGame subclass" (imported on use), from the game table (:mod:`patience_gym.specs`).
+BATCHED_GAMES: dict[str, str] = {spec.env_id: spec.batched for spec in SPECS if spec.batched}
 
 
 def batched_game_class(env_id: str) -> type[BatchedGame]:
@@ -70,10 +65,10 @@ def _entry_point(env_id: str) -> Callable[..., Any]:
     return entry_point
 
 
-# The registered vector entry points (``gym.make_vec``), importable without numba.
-GolfEnv = _entry_point("patience_gym/Golf-v0")
-GolfRoundEnv = _entry_point("patience_gym/GolfRound-v0")
-PussInTheCornerEnv = _entry_point("patience_gym/PussInTheCorner-v0")
-MissMilliganEnv = _entry_point("patience_gym/MissMilligan-v0")
-GiantEnv = _entry_point("patience_gym/Giant-v0")
-MissMilliganPocketEnv = _entry_point("patience_gym/MissMilliganPocket-v0")
+def __getattr__(name: str) -> Callable[..., Any]:
+    """The registered vector entry points (``gym.make_vec``), one per env class name (``GolfEnv``, ...),
+    importable without numba: each is :func:`make_batched_env` of its env id."""
+    for spec in SPECS:
+        if spec.vector_entry_point and spec.vector_entry_point.split(":")[1] == name:
+            return _entry_point(spec.env_id)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

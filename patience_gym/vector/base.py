@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
@@ -141,6 +141,33 @@ class BatchedGame(abc.ABC):
     def infos(self) -> dict[str, np.ndarray]:
         """Further per-env info keys the single env reports, as arrays with N rows."""
         return {}
+
+    # --- positions as the rules write them ----------------------------------
+    def get_state(self, i: int) -> dict[str, Any]:
+        """Env ``i``'s position as :meth:`Game.to_dict` writes it (the single env's ``state_dict()``)."""
+        return self.game.to_dict(self.rules_state(self._env_index(i)))
+
+    def set_state(self, i: int, state: Mapping[str, Any]) -> None:
+        """Env ``i`` takes the position ``state`` (a :meth:`Game.to_dict` dict), as the single env's
+        ``reset(options={"state": state})`` does: read by :meth:`Game.from_dict` (its ValueError for a bad
+        one); observation, mask, score and infos follow. Env ``i``'s deal RNG is untouched."""
+        index = self._env_index(i)
+        self.load_state(index, self.game.from_dict(state))
+
+    @abc.abstractmethod
+    def rules_state(self, i: int) -> Any:
+        """Env ``i``'s position as the rules' state object (what :meth:`Game.from_dict` makes)."""
+
+    @abc.abstractmethod
+    def load_state(self, i: int, state: Any) -> None:
+        """Write the rules' state object ``state`` into env ``i``'s arrays (ValueError where they cannot hold it)."""
+
+    def _env_index(self, i: Any) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"env index must be an int, got {type(i).__name__}")
+        if not 0 <= i < self.num_envs:
+            raise ValueError(f"env index {i} is outside 0..{self.num_envs - 1}")
+        return int(i)
 
     def check_vector(self, value: Any, name: str, dtype: type) -> np.ndarray:
         """``value`` as a contiguous [num_envs] array of ``dtype`` (bool or int64); a ValueError or

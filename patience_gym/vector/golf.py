@@ -16,6 +16,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from patience_gym.cards import RANK
 from patience_gym.games.golf import (
     BOGEY,
     DEAL,
@@ -24,16 +25,17 @@ from patience_gym.games.golf import (
     NUM_LINKS,
     NUM_ROWS,
     PLANE_WIDTH,
+    PLANES_SIZE,
     STOCK_SIZE,
     GolfOptions,
+    GolfRoundState,
+    GolfState,
     _fits_table,
 )
+from patience_gym.heuristics.golf_runs import MAX_NODES
 from patience_gym.vector import rng as vrng
 from patience_gym.vector.base import BatchedGame, read_only
 
-PLANES_SIZE = 52 * PLANE_WIDTH + 1
-#: The runs search's node cap, as the single env's (``golf_runs.MAX_NODES``; a test checks they agree).
-MAX_NODES = 50_000
 _ENCODING_CODES = {"ids": 0, "planes": 1, "runs": 2}  # ids: kept up to date by the moves
 #: Memo of the runs search: an open-addressing table (MAX_NODES entries at most, load below 0.4).
 _MEMO_BITS = 17
@@ -61,7 +63,7 @@ def _deal(cols, heights, stock, pos, in_waste, top, i, deal, ids):  # type: igno
 
 
 #: Rank (1..13) of each card.
-_RANK = np.array([c % 13 + 1 for c in range(52)], dtype=np.int64)
+_RANK = np.array(RANK, dtype=np.int64)
 
 
 @numba.njit(cache=True, inline="always")
@@ -459,6 +461,47 @@ class BatchedGolf(BatchedGame):
 
     def won(self) -> np.ndarray:
         return self._won.copy()
+
+    def rules_state(self, i: int) -> Any:
+        """Env ``i``'s hole (or round). The engine keeps the waste as a set and its top card (the order
+        beneath the top matters to no rule or observation): the waste lists the others in card order."""
+        top = int(self.top[i])
+        waste = [c for c in np.flatnonzero(self.in_waste[i]).tolist() if c != top] + [top]
+        columns = [self.cols[i, c, : self.heights[i, c]].tolist() for c in range(NUM_COLUMNS)]
+        hole = GolfState(columns, waste, tuple(self.stock[i].tolist()), int(self.pos[i]))
+        if not self.is_round:
+            return hole
+        deals = tuple(tuple(d) for d in self.deals[i].tolist())
+        return GolfRoundState(hole, int(self.hole[i]), self.hole_scores[i, : self.done[i]].tolist(), deals)
+
+    def load_state(self, i: int, state: Any) -> None:
+        hole: GolfState = state.hole_state if self.is_round else state
+        left = hole.stock[hole.pos :]
+        if len(left) > STOCK_SIZE:
+            raise ValueError(f"a Golf stock holds at most {STOCK_SIZE} cards, got {len(left)} in env {i}'s state")
+        self.cols[i] = 0
+        for c, col in enumerate(hole.columns):
+            self.cols[i, c, : len(col)] = col
+        self.heights[i] = [len(col) for col in hole.columns]
+        self.pos[i] = STOCK_SIZE - len(left)
+        self.stock[i] = 0
+        self.stock[i, self.pos[i] :] = left
+        self.in_waste[i] = False
+        self.in_waste[i, hole.waste] = True
+        self.top[i] = hole.waste[-1]
+        if self.is_round:
+            self.hole[i], self.done[i] = state.hole, len(state.hole_scores)
+            self.hole_scores[i] = 0
+            self.hole_scores[i, : self.done[i]] = state.hole_scores
+            self.totals[i] = sum(state.hole_scores)
+            self.deals[i] = 0
+            for h in range(state.hole + 1, NUM_HOLES):
+                self.deals[i, h] = state.deals[h]
+        game = self.game
+        self.over[i] = game.is_over(state)
+        self._masks[i] = False if self.over[i] else game.legal_mask(state)
+        self._score[i], self._won[i] = game.score(state), game.is_won(state)
+        self._ids[i] = game.observe(state, "ids")
 
 
 class BatchedGolfRound(BatchedGolf):

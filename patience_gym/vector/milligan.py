@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from patience_gym.games.milligan import IDLE_LIMIT, OBS_SIZE, MilliganGame
+from patience_gym.games.milligan import IDLE_LIMIT, OBS_SIZE, MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import MAX_COLUMN, MAX_RUN, MAX_STOCK, NUM_ACTIONS, NUM_COLUMNS, TOTAL_CARDS
 from patience_gym.vector import milligan_kernels as K
 from patience_gym.vector.base import BatchedGame, read_only
@@ -98,6 +98,55 @@ class BatchedMilligan(BatchedGame):
 
     def infos(self) -> dict[str, np.ndarray]:
         return {"stock_left": MAX_STOCK - self._sc[:, K.POS], "idle_moves_left": IDLE_LIMIT - self._sc[:, K.IDLE]}
+
+    def rules_state(self, i: int) -> MilliganState:
+        sc = self._sc[i].tolist()
+        game = self.game
+        assert isinstance(game, MilliganGame)
+        columns = [self._cols[i, j, : self._clen[i, j]].tolist() for j in range(NUM_COLUMNS)]
+        seen = set(self._seen[i, : sc[K.NSEEN]].tolist())
+        return game._make(
+            columns,
+            self._found[i].tolist(),
+            tuple(self._stock[i, sc[K.POS] :].tolist()),
+            self._res[i, : sc[K.NRES]].tolist(),
+            sc[K.ORIGIN],
+            sc[K.BEST],
+            sc[K.IDLE],
+            seen,
+        )
+
+    def load_state(self, i: int, state: MilliganState) -> None:
+        """Env ``i`` takes ``state``, its progress rule's memory included: the fingerprints ``seen`` since
+        the last progress event (``Game.from_dict`` adds the current one), in a filter as the kernels keep it."""
+        if len(state.seen) > K.SEEN_CAP:
+            raise ValueError(f"a state remembers at most {K.SEEN_CAP} positions, got {len(state.seen)} in env {i}'s")
+        left = state.stock[state.pos :]
+        self._cols[i] = 0
+        for j, col in enumerate(state.columns):
+            self._cols[i, j, : len(col)] = col
+        self._clen[i] = [len(col) for col in state.columns]
+        self._runs[i] = state.runs
+        self._tops[i] = [col[-1] if col else -1 for col in state.columns]
+        self._found[i] = state.found
+        pos = MAX_STOCK - len(left)
+        self._stock[i] = 0
+        self._stock[i, pos:] = left
+        self._res[i] = 0
+        self._res[i, : len(state.reserve)] = state.reserve
+        self._hash[i] = state.hash
+        seen = sorted(state.seen)
+        self._seen[i] = 0
+        self._seen[i, : len(seen)] = seen
+        self._seen[i, K.FILTER] = sum({1 << (h >> 58) for h in seen})
+        self._ids[i] = state.obs
+        mask = np.zeros(NUM_ACTIONS, dtype=bool) if self.game.is_over(state) else self.game.legal_mask(state)
+        acts = np.flatnonzero(mask)
+        self._masks[i] = mask
+        self._acts[i, : len(acts)] = acts
+        sc = self._sc[i]
+        sc[K.POS], sc[K.NRES], sc[K.ORIGIN], sc[K.BEST] = pos, len(state.reserve), state.origin, state.best
+        sc[K.IDLE], sc[K.TOTAL], sc[K.NSEEN], sc[K.NLEGAL] = state.idle, state.total, len(seen), len(acts)
 
     def _state(self) -> tuple[np.ndarray, ...]:
         """The state arrays in the kernels' argument order (the mask apart)."""

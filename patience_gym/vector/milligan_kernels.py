@@ -31,7 +31,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from patience_gym.games.milligan import IDLE_LIMIT, PLANE_WIDTH, PLANES_SIZE
+from patience_gym.games.milligan import _P_EXPOSED as P_EXPOSED
+from patience_gym.games.milligan import _P_FOUND as P_FOUND
+from patience_gym.games.milligan import _P_RESERVE as P_RESERVE
+from patience_gym.games.milligan import _P_ROW as P_ROW
+from patience_gym.games.milligan import _P_RUN as P_RUN
+from patience_gym.games.milligan import _P_STOCK as P_STOCK
+from patience_gym.games.milligan import _R as R_SLOT
+from patience_gym.games.milligan import (
+    IDLE_LIMIT,
+    OBS_BEST,
+    OBS_FOUNDATIONS,
+    OBS_IDLE,
+    OBS_ORIGIN,
+    OBS_RESERVE,
+    OBS_STOCK,
+    PLANE_WIDTH,
+    PLANES_SIZE,
+)
 from patience_gym.games.milligan_tables import (
     CF,
     CR,
@@ -62,15 +79,8 @@ FILTER = SEEN_CAP
 _ONE = np.uint64(1)
 _TOP6 = np.uint64(58)
 
-R_SLOT = NUM_COLUMNS  # fingerprint slot of the reserve
-OBS_FOUNDATIONS = NUM_COLUMNS * MAX_COLUMN
-OBS_RESERVE = OBS_FOUNDATIONS + NUM_FOUNDATIONS
-OBS_ORIGIN = OBS_RESERVE + MAX_RUN
-OBS_STOCK = OBS_ORIGIN + 1
-OBS_IDLE = OBS_STOCK + 1
-OBS_BEST = OBS_IDLE + 1
-P_FOUND, P_RESERVE, P_STOCK, P_ROW, P_EXPOSED, P_RUN = 8, 9, 10, 11, 12, 13
-PLANES_G = TOTAL_CARDS * PLANE_WIDTH
+# The layouts (the "ids" slots, the "planes" offsets, the reserve's fingerprint slot) are the rules' own.
+PLANES_G = TOTAL_CARDS * PLANE_WIDTH  # where the planes' global values start
 
 #: Zobrist keys as arrays: ``ZC[slot, row, card]``, ``ZF[slot, height]``, ``ZO[origin + 1]``.
 ZC = np.array(ZCARD, dtype=np.uint64).reshape(NUM_COLUMNS + 1, MAX_COLUMN, 52)

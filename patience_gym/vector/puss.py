@@ -25,6 +25,12 @@ from numba import njit
 
 from patience_gym.cards import RANK, RED
 from patience_gym.games.puss import (
+    _P_CORNER,
+    _P_FOUND,
+    _P_HAND,
+    _P_PACK,
+    _P_POS,
+    _P_TOP,
     ACES,
     CORNER_TO_FOUNDATION,
     DEAL,
@@ -50,6 +56,7 @@ from patience_gym.games.puss import (
     TAKE,
     TO_CORNER,
     TO_FOUNDATION,
+    PussState,
 )
 from patience_gym.vector import rng as vrng
 from patience_gym.vector.base import BatchedGame, read_only
@@ -88,7 +95,6 @@ _MERGE_BITS = np.array(
 )
 #: ``_SPREAD[b]``: byte ``b``'s eight bits as the eight bytes of a uint64 (0 or 1 each, low bit first).
 _SPREAD = np.array([sum((b >> j & 1) << (8 * j) for j in range(8)) for b in range(256)], dtype=np.uint64)
-_P_PACK, _P_HAND, _P_FOUND, _P_CORNER, _P_TOP, _P_POS = 0, 1, 2, 6, 10, 11
 _PLANES_TAIL = 52 * PLANE_WIDTH
 #: Planes of a position with every card in the pack (each card's "in pack" flag set).
 _PLANES_PACK = np.zeros(_PLANES_TAIL, dtype=np.float32)
@@ -461,6 +467,30 @@ class BatchedPuss(BatchedGame):
 
     def won(self) -> np.ndarray:
         return self._g[:, SCORE] == 52
+
+    def rules_state(self, i: int) -> PussState:
+        g = self._g[i].tolist()
+        obs = g[OBS : OBS + OBS_SIZE]
+        need = g[NEED : NEED + 4]
+        foundations = [[obs[f * FOUNDATION_SLOTS + r] - 1 for r in range(need[f] - 1)] for f in range(4)]
+        corners = [[c - 1 for c in g[CORNERS + PACK_SIZE * k : CORNERS + PACK_SIZE * k + g[LEN + k]]] for k in range(4)]
+        redeal = g[PACK : PACK + g[RLEN]]  # at the redeal, the pack's place holds the cards taken up
+        pack = () if redeal else tuple(g[PACK + g[POS] : PACK + g[PACK_LEN]])
+        return PussState(foundations, corners, pack, 0, g[HAND], g[PASS], bool(g[SEVEN]), redeal)
+
+    def load_state(self, i: int, state: PussState) -> None:
+        g = self._g[i]
+        g[:] = 0
+        g[OBS : OBS + OBS_SIZE] = state.obs  # its packet slots are the packets
+        pack = state.redeal or state.pack[state.pos :]
+        g[PACK : PACK + len(pack)] = pack
+        g[RLEN] = len(state.redeal)
+        g[PACK_LEN] = 0 if state.redeal else len(pack)
+        g[HAND], g[PASS], g[SEVEN], g[SCORE] = state.hand, state.pass_no, state.seven, state.score
+        g[LEN : LEN + 4] = [len(c) for c in state.corners]
+        g[NEED : NEED + 4] = state.need
+        self._bits[i] = _legal_bits(self._g, i, self._forced)
+        self._changed(np.arange(self.num_envs) == i)
 
     def _changed(self, which: np.ndarray) -> None:
         self._masks = None
