@@ -21,7 +21,7 @@ class Agent(ABC):
     #: Short name used in tables and on the command line.
     name: str = "agent"
     #: Whether :meth:`act` reads ``obs``. Agents that choose from ``env.state`` and the mask alone set it
-    #: False, and :func:`agents.evaluate.play_episodes` then plays them on the env's default observation,
+    #: False, and :func:`agents.evaluation.evaluate.play_episodes` then plays them on the env's default observation,
     #: which changes none of their moves but skips the cost of a rich encoding (``moves_endgame``).
     reads_observation: bool = True
 

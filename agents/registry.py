@@ -11,19 +11,19 @@ from agents.load import load_for_env
 
 #: Game name (``env.unwrapped.game.name``) -> "module:Class" of its greedy baseline.
 GREEDY: dict[str, str] = {
-    "golf": "agents.greedy_golf:GolfGreedy",
-    "golf_round": "agents.greedy_golf:GolfGreedy",
-    "puss_in_the_corner": "agents.greedy_puss:PussGreedy",
-    "miss_milligan": "agents.greedy_milligan:MilliganGreedy",
-    "giant": "agents.greedy_milligan:MilliganGreedy",
-    "miss_milligan_pocket": "agents.greedy_milligan:MilliganGreedy",
+    "golf": "agents.baselines.greedy_golf:GolfGreedy",
+    "golf_round": "agents.baselines.greedy_golf:GolfGreedy",
+    "puss_in_the_corner": "agents.baselines.greedy_puss:PussGreedy",
+    "miss_milligan": "agents.baselines.greedy_milligan:MilliganGreedy",
+    "giant": "agents.baselines.greedy_milligan:MilliganGreedy",
+    "miss_milligan_pocket": "agents.baselines.greedy_milligan:MilliganGreedy",
 }
 
 #: Game name -> "module:Class" of its perfect-knowledge solver (an upper bound, not a fair agent).
 SOLVER: dict[str, str] = {
-    "golf": "agents.golf_solver:GolfSolverAgent",
-    "golf_round": "agents.golf_solver:GolfSolverAgent",
-    "puss_in_the_corner": "agents.puss_solver:PussSolverAgent",
+    "golf": "agents.solvers.golf:GolfSolverAgent",
+    "golf_round": "agents.solvers.golf:GolfSolverAgent",
+    "puss_in_the_corner": "agents.solvers.puss:PussSolverAgent",
 }
 
 #: Game name -> "module:Class" of its search planner (sees only the visible position).
@@ -38,7 +38,7 @@ PLANNER: dict[str, str] = {
 
 _BY_KIND = {"greedy": GREEDY, "solver": SOLVER, "planner": PLANNER}
 
-#: The agent kinds that come from a per-game table (and can teach a policy: see agents.imitation).
+#: The agent kinds that come from a per-game table (and can teach a policy: see agents.training.imitation).
 TEACHERS: tuple[str, ...] = tuple(_BY_KIND)
 
 

@@ -20,9 +20,9 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluate import evaluate, format_share
+from agents.evaluation.evaluate import evaluate, format_share
 from agents.registry import SOLVER, make_agent
-from agents.report import machine_description
+from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
 
 AGENTS = ["random", "greedy", "planner"]

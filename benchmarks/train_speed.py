@@ -37,7 +37,7 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.config import load_config, resolve_policy, resolve_policy_kwargs, resolve_ppo_kwargs
+from agents.training.config import load_config, resolve_policy, resolve_policy_kwargs, resolve_ppo_kwargs
 from benchmarks import RESULTS, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +101,7 @@ def measure(
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
-    from agents.networks import complete_extractor_kwargs
+    from agents.training.networks import complete_extractor_kwargs
 
     config = load_config(config_path)
     vec = vec or config.vec

@@ -14,7 +14,7 @@ bad spec or a model for another game is refused before the deal. The game's reco
 saved when it ends or when you quit (``--record-out``, checked before the deal; by
 default ``<Env>-seed<seed>.json`` here; if it cannot be written then, the record is
 saved here or in the temporary folder instead, and the message says where) and
-replays with ``patience_gym.records`` or films with ``python -m agents.watch --record``.
+replays with ``patience_gym.records`` or films with ``python -m agents.evaluation.watch --record``.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.evaluate import evaluate
-from agents.greedy_golf import choose_move as golf_greedy
-from agents.greedy_puss import choose_move as puss_greedy
+from agents.baselines.greedy_golf import choose_move as golf_greedy
+from agents.baselines.greedy_puss import choose_move as puss_greedy
+from agents.evaluation.evaluate import evaluate
 from agents.planners.base import DeterminizationPlanner
 from agents.planners.golf import GolfPlanner
 from agents.planners.milligan import MilliganPlanner

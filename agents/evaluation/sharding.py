@@ -7,7 +7,7 @@ able to import ``patience_gym`` and ``agents`` (install the package there, or pa
 Ray is imported only on the ``ray`` path.
 
 Both backends return the same results: a shard's result depends only on the shard, and the results are
-handed back in shard order whatever order they finish in. :func:`agents.evaluate.evaluate_sharded` plays
+handed back in shard order whatever order they finish in. :func:`agents.evaluation.evaluate.evaluate_sharded` plays
 the evaluation tool's agents this way, deal block by deal block.
 """
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from agents.golf_solver import solve
-from agents.greedy_golf import choose_move
+from agents.baselines.greedy_golf import choose_move
 from agents.planners.base import DeterminizationPlanner
+from agents.solvers.golf import solve
 from patience_gym.env import PatienceEnv
 from patience_gym.games.golf import Golf, GolfState, hole_in_play
 

@@ -99,10 +99,10 @@ class ReportConfig:
 
 @dataclass(config=_STRICT)
 class PretrainConfig:
-    """Behaviour cloning of a teacher before PPO (:mod:`agents.imitation`); ``episodes: 0`` skips it."""
+    """Behaviour cloning of a teacher before PPO (:mod:`agents.training.imitation`); ``episodes: 0`` skips it."""
 
     teacher: Annotated[str, Strict()] = (
-        "greedy"  # greedy, planner or solver (privileged: see agents.imitation); options: planner:margin=1
+        "greedy"  # greedy, planner or solver (privileged: see agents.training.imitation); options: planner:margin=1
     )
     episodes: Annotated[int, Strict(), Field(ge=0)] = 0  # teacher games to record
     seed: Seed = 2_000_000  # their deal seeds start here (apart from the eval and report deals)
@@ -489,23 +489,3 @@ def resolve_policy_kwargs(policy_kwargs: dict[str, Any]) -> dict[str, Any]:
         resolved["activation_fn"] = getattr(nn, activation)
     return resolved
 
-
-_LEGACY: dict[str, type] = {}
-
-
-def __getattr__(name: str) -> Any:
-    """``agents.config.LinearSchedule``: the name models saved before SB3's schedule was used pickled."""
-    if name != "LinearSchedule":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if not _LEGACY:
-        from stable_baselines3.common.utils import LinearSchedule as SB3Linear
-
-        class LinearSchedule(SB3Linear):
-            """Unpickles the old ``start * progress_remaining`` schedule as SB3's."""
-
-            def __setstate__(self, state: dict[str, Any]) -> None:
-                SB3Linear.__init__(self, state["start"], 0.0, 1.0)
-
-        LinearSchedule.__module__, LinearSchedule.__qualname__ = __name__, "LinearSchedule"
-        _LEGACY[name] = LinearSchedule
-    return _LEGACY[name]

@@ -21,12 +21,8 @@ import dataclasses
 import functools
 import io
 import json
-import os
-import re
-import shutil
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -34,41 +30,32 @@ import gymnasium as gym
 import yaml
 from pydantic import Field, TypeAdapter, ValidationError
 
-from agents.config import (
-    MAX_ENVS,
-    TRAIN_SEED_BASE,
+from agents.training.config import (
     ConfigError,
     TrainConfig,
     config_to_dict,
     describe,
     load_config,
-    ppo_settings,
     resolve_policy,
     resolve_policy_kwargs,
     resolve_ppo_kwargs,
     validate,
 )
-
-CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
-DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "golf.yaml"  # the README's main job
-#: What a run directory holds; ``--overwrite`` removes these (and nothing else).
-RUN_FILES = (
-    "config.yaml",
-    "tb",
-    "monitor",
-    "checkpoints",
-    "eval",
-    "model.zip",
-    "training.json",
-    "pretrain.json",
-    "report.md",
-    "results.json",
-    "learning_curve.png",
-    "scores.png",
+from agents.training.envs import SEED_STRIDE, make_envs, segment_seed, select_vec
+from agents.training.run_directory import (
+    SegmentClock,
+    clear_run,
+    config_changes,
+    load_checkpoint,
+    read_monitor_file,
+    read_record,
+    resume_point,
+    save_atomically,
+    set_aside_monitor_rows,
+    spec_stamp,
 )
-#: Seeds of one training segment: TRAIN_SEED_BASE + SEED_STRIDE * (seed * MAX_SEGMENTS + segment) + env index.
-SEED_STRIDE = MAX_ENVS
-MAX_SEGMENTS = 100
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "golf.yaml"  # the README's main job
 #: ``--seed`` seeds numpy's global generator too (through SB3), which takes seeds below 2**32.
 MAX_SEED = 2**32
 
@@ -186,9 +173,6 @@ def override(config: TrainConfig, args: Args) -> TrainConfig:
     return validate(data, config.env_id, OVERRIDES) if changed else config
 
 
-# --- the run directory --------------------------------------------------------------------------
-
-
 def prepare_run_dir(args: Args, env_id: str) -> Path:
     """The new run's directory: refused when it holds anything, unless ``--overwrite`` (which clears the run)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -205,349 +189,6 @@ def prepare_run_dir(args: Args, env_id: str) -> Path:
     clear_run(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     return run_dir
-
-
-def clear_run(run_dir: Path) -> None:
-    """Remove what a run wrote in ``run_dir`` (:data:`RUN_FILES`), and nothing else."""
-    for name in RUN_FILES:
-        path = run_dir / name
-        if path.is_dir():
-            shutil.rmtree(path)
-        elif path.exists():
-            path.unlink()
-
-
-def checkpoints(run_dir: Path) -> list[Path]:
-    """The run's checkpoints, newest first."""
-    found = [
-        (int(m.group(1)), p)
-        for p in (run_dir / "checkpoints").glob("model_*_steps.zip")
-        if (m := CHECKPOINT_RE.search(p.name))
-    ]
-    return [p for _, p in sorted(found, reverse=True)]
-
-
-def resume_point(run_dir: Path, config: TrainConfig) -> tuple[Path, int]:
-    """The newest checkpoint that loads, and its step count; a corrupt one is named and the one before tried.
-
-    A checkpoint whose observations or actions do not fit ``config``'s env is a changed config, not a corrupt file.
-    """
-    import zipfile
-
-    from sb3_contrib import MaskablePPO
-
-    found = checkpoints(run_dir)
-    if not found:
-        raise ConfigError(
-            f"cannot resume: no checkpoint in {run_dir / 'checkpoints'}; start the run again with "
-            f"--run-dir {run_dir} --overwrite"
-        )
-    env = gym.make(config.env_id, **config.env_kwargs)
-    fits = (env.observation_space.shape, int(env.action_space.n))  # type: ignore[attr-defined]
-    for path in found:
-        try:
-            with zipfile.ZipFile(path) as archive:
-                whole = archive.testzip() is None and {"data", "policy.pth"} <= set(archive.namelist())
-            model = MaskablePPO.load(path, device="cpu") if whole else None
-        except Exception as exc:  # an unreadable archive raises anything from zip, json, pickle or torch
-            warn(f"checkpoint {path} is corrupt ({type(exc).__name__}: {exc}); trying an older one")
-            continue
-        if model is None:
-            warn(f"checkpoint {path} is corrupt; trying an older one")
-            continue
-        held = (model.observation_space.shape, int(model.action_space.n))  # type: ignore[attr-defined]
-        if held != fits:
-            raise ConfigError(
-                f"cannot resume: checkpoint {path} (observations {held[0]}, {held[1]} actions) does not fit the env "
-                f"of {run_dir / 'config.yaml'} ({config.env_id}: {fits[0]}, {fits[1]} actions): was config.yaml edited?"
-            )
-        return path, int(model.num_timesteps)
-    raise ConfigError(f"cannot resume: every checkpoint in {run_dir / 'checkpoints'} is corrupt")
-
-
-def load_checkpoint(path: Path, envs: Any) -> Any:
-    """The checkpoint :func:`resume_point` chose, with the training envs."""
-    from sb3_contrib import MaskablePPO
-
-    try:
-        return MaskablePPO.load(path, env=envs, device="cpu")
-    except Exception as exc:  # it loaded on its own: what fails here is the envs it is given
-        raise ConfigError(f"cannot resume: checkpoint {path} does not take the training envs ({exc})") from None
-
-
-#: Settings a resumed run may change; the rest are held by its checkpoints (the network, PPO's settings,
-#: the env) or by its history (the held-out deals).
-RESUME_FREE = ("total_timesteps", "n_envs", "checkpoint_freq", "report", "pretrain", "vec")
-
-
-def config_changes(trained: dict[str, Any], now: dict[str, Any]) -> list[str]:
-    """The settings (dotted keys) of ``now`` that differ from ``trained`` and a resume cannot change, in words."""
-    before, after = flat_settings(trained), flat_settings(now)
-    missing = object()
-    changes = []
-    for key in [*before, *(k for k in after if k not in before)]:
-        old, new = before.get(key, missing), after.get(key, missing)
-        if key.split(".")[0] not in RESUME_FREE and old != new:
-            shown = ["unset" if v is missing else repr(v) for v in (old, new)]
-            changes.append(f"{key} (trained with {shown[0]}, now {shown[1]})")
-    return changes
-
-
-def flat_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """A config (``dataclasses.asdict``) as dotted keys, ppo's defaults filled in."""
-    flat: dict[str, Any] = {}
-
-    def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict) and value:
-            for key, item in value.items():
-                walk(f"{prefix}.{key}" if prefix else str(key), item)
-        else:
-            flat[prefix] = value
-
-    walk("", {**config, "ppo": ppo_settings(config.get("ppo", {}))})
-    return flat
-
-
-def read_record(run_dir: Path) -> dict[str, Any]:
-    """The run's ``training.json`` (steps, times, seed, vec, config), empty before its first segment."""
-    path = run_dir / "training.json"
-    if not path.is_file():
-        return {}
-    try:
-        record = json.loads(path.read_text())
-        if not isinstance(record, dict) or not isinstance(record.get("segments"), list):
-            raise ValueError("no list of segments")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot resume: {path} is not a training record ({exc})") from None
-    return record
-
-
-def warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
-
-
-def save_atomically(model: Any, path: Path, stamp: Callable[[Path], Any] | None = None) -> None:
-    """``model.save(path)`` through a temporary file and a rename: a kill leaves the old file or the new one.
-
-    ``stamp`` writes the model's spec into the temporary file first, so no model is ever there without it.
-    """
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
-        model.save(fh)
-    if stamp is not None:
-        stamp(tmp)
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def spec_stamp(config: TrainConfig) -> Callable[[Path], Any]:
-    """Writes the run's env id, rule options and encoding into a saved model (``agents.load(path)`` plays it)."""
-    from agents.load import save_model_spec
-
-    return functools.partial(save_model_spec, env_id=config.env_id, env_kwargs=config.env_kwargs)
-
-
-def write_json_atomically(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
-
-
-# --- envs -----------------------------------------------------------------------------------------
-
-
-def segment_seed(seed: int, segment: int) -> int:
-    """The first training seed of a run segment: apart from every config seed and every other segment."""
-    if segment >= MAX_SEGMENTS:
-        raise ConfigError(f"a run takes at most {MAX_SEGMENTS} segments (resumes); this one has {segment}")
-    return TRAIN_SEED_BASE + SEED_STRIDE * (seed * MAX_SEGMENTS + segment)
-
-
-def select_vec(requested: str, config: TrainConfig) -> tuple[str, str | None]:
-    """The vector env to use and, when it is not the requested one, why.
-
-    ``batched`` needs :mod:`patience_gym.vector` (numba) with an engine for the env and its encoding;
-    otherwise the run falls back to ``dummy``.
-    """
-    if requested != "batched":
-        return requested, None
-    try:
-        from patience_gym import vector
-    except ImportError as exc:
-        return "dummy", f"the batched engine is not installed ({exc})"
-    supported = getattr(vector, "batched_supported", None)
-    encoding = config.env_kwargs.get("obs_encoding")
-    try:
-        batched_maker()
-        ok = supported is not None and supported(config.env_id, encoding)
-    except ImportError as exc:
-        return "dummy", f"the batched engine cannot load ({exc})"
-    if not ok:
-        return "dummy", f"no batched engine for {config.env_id} with obs_encoding={encoding!r}"
-    return "batched", None
-
-
-def batched_maker() -> Any:
-    """``make_sb3_vec_env`` of :mod:`patience_gym.vector` (or of its ``sb3`` module); ImportError without it."""
-    from patience_gym import vector
-
-    maker = getattr(vector, "make_sb3_vec_env", None)
-    if maker is None:
-        from patience_gym.vector import sb3  # type: ignore[attr-defined]
-
-        maker = sb3.make_sb3_vec_env
-    return maker
-
-
-def make_envs(
-    config: TrainConfig,
-    n_envs: int,
-    seed: int,
-    vec: str,
-    monitor_dir: Path | None = None,
-    cycle: int | None = None,
-) -> Any:
-    """The vectorised training envs (episodes logged to ``monitor_dir``, masks reachable through the wrappers).
-
-    Env ``i`` deals from seed ``seed + i``. A monitor file already there is continued, not replaced.
-    With ``cycle`` (one env) the deals are seeds ``seed .. seed + cycle - 1`` over and over
-    (:class:`CycledDeals`): what the held-out evaluations need.
-    """
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
-
-    import patience_gym  # noqa: F401 - registers the envs
-
-    if cycle is not None and n_envs != 1:
-        raise ValueError("cycled deals need a single env")
-    if vec == "batched":
-        venv = batched_maker()(config.env_id, n_envs, seed, {"render_mode": None, **config.env_kwargs})
-        if monitor_dir is None:
-            return venv
-        monitored = VecMonitor(venv, info_keywords=("score",))  # no file yet: appending_writer opens it
-        monitored.results_writer = appending_writer(monitor_dir / "batched", monitored, config.env_id)
-        return monitored
-
-    def factory(rank: int) -> Any:
-        def make() -> gym.Env:  # type: ignore[type-arg]
-            from stable_baselines3.common.monitor import Monitor
-
-            env = gym.make(config.env_id, **{"render_mode": None, **config.env_kwargs})
-            env.action_space.seed(seed + rank)
-            monitor = Monitor(env, info_keywords=("score",))  # no file yet: appending_writer opens it
-            if monitor_dir is not None:
-                monitor.results_writer = appending_writer(monitor_dir / str(rank), monitor, config.env_id)
-            return monitor if cycle is None else CycledDeals(monitor, first=seed, count=cycle)
-
-        return make
-
-    vec_cls = SubprocVecEnv if vec == "subproc" else DummyVecEnv
-    venv = vec_cls([factory(i) for i in range(n_envs)])
-    venv.seed(seed)
-    return venv
-
-
-def appending_writer(stem: Path, monitor: Any, env_id: str) -> Any:
-    """A monitor's ResultsWriter that continues ``<stem>.monitor.csv`` when it exists.
-
-    The monitor's clock is set to the file's own start, so times stay one timeline across resumes;
-    a row cut short by a kill is dropped.
-    """
-    from stable_baselines3.common.monitor import ResultsWriter
-
-    path = stem.with_name(stem.name + ".monitor.csv")
-    keys = tuple(getattr(monitor, "reset_keywords", ())) + tuple(monitor.info_keywords)
-    if path.is_file() and path.stat().st_size > 0:
-        text = path.read_text()
-        header = json.loads(text.splitlines()[0][1:])
-        if not text.endswith("\n"):
-            path.write_text(text[: text.rfind("\n") + 1])
-        monitor.t_start = float(header["t_start"])
-        return ResultsWriter(str(path), extra_keys=keys, override_existing=False)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    header = {"t_start": monitor.t_start, "env_id": env_id}
-    return ResultsWriter(str(path), header=header, extra_keys=keys, override_existing=True)
-
-
-def read_monitor_file(path: Path) -> tuple[dict[str, Any], list[str], list[str]]:
-    """A monitor file's header (``t_start``, ...), its two header lines and its whole rows (a row cut by a
-    kill is left out); a ConfigError naming the file when it is cut inside its header."""
-    lines = path.read_text().split("\n")[:-1]  # the last piece: "" or a row cut short
-    try:
-        header = json.loads(lines[0][1:]) if lines and lines[0].startswith("#") else None
-        columns = lines[1].split(",") if len(lines) > 1 else []
-        if not isinstance(header, dict) or not {"l", "t"} <= set(columns):
-            raise ValueError
-        float(header["t_start"])
-    except (ValueError, KeyError, TypeError):
-        raise ConfigError(
-            f"cannot resume: monitor file {path} is cut inside its header (no episodes are in it): "
-            f"delete it and resume again"
-        ) from None
-    return header, lines[:2], lines[2:]
-
-
-def set_aside_monitor_rows(folder: Path, steps: int, before: float) -> int:
-    """Move the training episodes a resume goes back on to ``<name>.monitor.abandoned.csv``; returns how many.
-
-    Episodes are taken in the order they ended (as the learning curve takes them); those from the first whose
-    summed lengths pass ``steps`` on, or that ended after ``before`` (the checkpoint's time), are set aside.
-    """
-    files = [(p, *read_monitor_file(p)) for p in sorted(folder.glob("*.monitor.csv")) if p.stat().st_size > 0]
-    ends = []  # (when it ended, its length, file, row)
-    for f, (path, header, head, rows) in enumerate(files):
-        columns = head[1].split(",")
-        at_t, at_l = columns.index("t"), columns.index("l")
-        for i, row in enumerate(rows):
-            cells = row.split(",")
-            try:
-                ends.append((float(header["t_start"]) + float(cells[at_t]), float(cells[at_l]), f, i))
-            except (ValueError, IndexError):
-                raise ConfigError(f"cannot resume: line {i + 3} of monitor file {path} is not a row: {row!r}") from None
-    late: set[tuple[int, int]] = set()
-    total = 0.0
-    for end, length, f, i in sorted(ends):
-        total += length
-        if late or total > steps or end > before:
-            late.add((f, i))
-    for f, (path, header, head, rows) in enumerate(files):
-        kept = [row for i, row in enumerate(rows) if (f, i) not in late]
-        if len(kept) == len(rows):
-            continue
-        aside = path.with_name(path.name.removesuffix(".monitor.csv") + ".monitor.abandoned.csv")
-        if aside.is_file():  # an earlier resume's rows, then this one's under a line saying where it went back to
-            lead = aside.read_text() + f"#{json.dumps({'resumed_from': steps})}\n"
-        else:
-            lead = f"#{json.dumps({**header, 'resumed_from': steps})}\n{head[1]}\n"
-        dropped = [row for i, row in enumerate(rows) if (f, i) in late]
-        write_text_atomically(aside, lead + "".join(row + "\n" for row in dropped))  # first: no row is ever lost
-        write_text_atomically(path, "".join(line + "\n" for line in [*head, *kept]))
-    return len(late)
-
-
-def write_text_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-class CycledDeals(gym.Wrapper):  # type: ignore[type-arg]
-    """Deals seeds ``first .. first + count - 1`` in turn, then again from ``first``.
-
-    A vectorised env is seeded once, at its first reset; after that each deal comes from
-    the env's random stream. So without this, every held-out evaluation would play new
-    deals, and evaluations (and ``report: {model: best}``, which picks among them) would
-    compare policies on different deals.
-    """
-
-    def __init__(self, env: gym.Env, first: int, count: int) -> None:  # type: ignore[type-arg]
-        super().__init__(env)
-        self.first, self.count, self._next = first, count, 0
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        deal = self.first + self._next % self.count
-        self._next += 1
-        return self.env.reset(seed=deal, options=options)
 
 
 # --- training -------------------------------------------------------------------------------------
@@ -580,7 +221,7 @@ def setup(args: Args) -> Plan:
 def plan_resume(args: Args) -> Plan:
     """A resumed run's plan: its config (``--config``, when given, must match it), seed and vector env as on
     record in ``training.json``, and its newest intact checkpoint; its monitor and evaluation files readable."""
-    from agents.callbacks import read_evaluations
+    from agents.training.callbacks import read_evaluations
 
     run_dir = Path(args.resume or "")
     saved = run_dir / "config.yaml"
@@ -619,7 +260,7 @@ def plan_resume(args: Args) -> Plan:
 def set_aside_abandoned(run_dir: Path, steps: int, checkpoint: Path) -> None:
     """The evaluations and training episodes past the checkpoint a resume goes on from, set aside (a killed
     run's last stretch, trained again now): the history stays in step order and sums to the steps trained."""
-    from agents.callbacks import set_aside_evaluations
+    from agents.training.callbacks import set_aside_evaluations
 
     evaluations = set_aside_evaluations(run_dir / "eval", steps)
     episodes = set_aside_monitor_rows(run_dir / "monitor", steps, checkpoint.stat().st_mtime)
@@ -670,7 +311,7 @@ def train(args: Args) -> Path:
     envs.close()
     clock.update(model.num_timesteps, finished=True)
 
-    from agents.report import write_report
+    from agents.training.report import write_report
 
     table = write_report(run_dir, config)
     from agents.load import save_model_spec
@@ -685,7 +326,7 @@ def new_model(config: TrainConfig, envs: Any, run_dir: Path, seed: int) -> Any:
     """A fresh MaskablePPO; a policy_kwargs or ppo setting it does not take is a ConfigError."""
     from sb3_contrib import MaskablePPO
 
-    from agents.networks import complete_extractor_kwargs
+    from agents.training.networks import complete_extractor_kwargs
 
     layout = gym.make(config.env_id, **config.env_kwargs).unwrapped.observer.layout  # type: ignore[attr-defined]
     try:
@@ -704,36 +345,9 @@ def new_model(config: TrainConfig, envs: Any, run_dir: Path, seed: int) -> Any:
         raise ConfigError(f"{config.env_id}.policy_kwargs or .ppo: {exc}") from None
 
 
-class SegmentClock:
-    """Steps and wall time of each run segment in ``training.json``, kept up to date while training.
-
-    A segment killed mid-way keeps the time and steps of its last update; ``segment`` (the number of
-    segments before this one) gives each segment its own deal seeds.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.record: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {"segments": []}
-        self.segment = len(self.record["segments"])
-        self.began = time.perf_counter()
-
-    def start(self, timesteps: int, **run: Any) -> None:
-        """A new segment from ``timesteps``; ``run``: what the run is (seed, vec, config) to keep on record."""
-        self.record.update(run)
-        self.record["segments"].append({"seconds": 0.0, "timesteps_at_start": timesteps, "finished": False})
-        self.update(timesteps)
-
-    def update(self, timesteps: int, finished: bool = False) -> None:
-        current = self.record["segments"][-1]
-        current.update(seconds=time.perf_counter() - self.began, timesteps_at_end=timesteps, finished=finished)
-        self.record["timesteps"] = timesteps
-        self.record["train_seconds"] = sum(s["seconds"] for s in self.record["segments"])
-        write_json_atomically(self.path, self.record)
-
-
 def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> list[Any]:
     """Checkpoints, the clock, and the held-out evaluations (continuing any earlier ones)."""
-    from agents.callbacks import AtomicCheckpoint, ClockCallback, ResumableEvalCallback
+    from agents.training.callbacks import AtomicCheckpoint, ClockCallback, ResumableEvalCallback
 
     stamp = spec_stamp(config)
     callbacks: list[Any] = [
@@ -758,7 +372,7 @@ def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> l
 
 def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None:
     """Behaviour-clone the configured teacher into ``model`` and log it to ``pretrain.json``."""
-    from agents.imitation import collect, dagger, fit, round_seeds
+    from agents.training.imitation import collect, dagger, fit, round_seeds
 
     spec = config.pretrain
     seeds = range(spec.seed, spec.seed + spec.episodes)

@@ -33,7 +33,7 @@ import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
-from agents.evaluate import run_episode
+from agents.evaluation.evaluate import run_episode
 from agents.registry import make_agent
 from patience_gym.env import PatienceEnv
 
