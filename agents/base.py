@@ -41,21 +41,3 @@ class Agent(ABC):
 
     def observe(self, env: PatienceEnv, action: int) -> None:  # noqa: B027 - optional hook
         """Told the move another player makes from the position last labelled (before it is made)."""
-
-
-class RandomAgent(Agent):
-    """Uniform over the legal actions (masked random)."""
-
-    name = "random"
-    reads_observation = False
-
-    def __init__(self, seed: int | None = None) -> None:
-        self._rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-
-    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask)
-        return int(legal[self._rng.integers(len(legal))])

@@ -154,8 +154,8 @@ def test_agents_that_do_not_read_the_observation_play_on_the_default_one(monkeyp
     """The greedy and random agents choose from the state and the mask, so a costly encoding is not built
     for them (the same moves either way); a PPO agent gets the encoding it was trained on."""
     import gymnasium as gym
+    from agents.baselines.random import RandomAgent
 
-    from agents.base import RandomAgent
     from agents.baselines.greedy_milligan import MilliganGreedy
     from agents.evaluation import evaluate as evaluate_module
     from agents.ppo import PPOAgent

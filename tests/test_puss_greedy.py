@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from agents.baselines.random import RandomAgent
 
-from agents.base import RandomAgent
 from agents.baselines.greedy_puss import PussGreedy, choose_move, waits
 from agents.evaluation.evaluate import play_episodes
 from agents.registry import make_agent

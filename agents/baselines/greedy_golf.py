@@ -1,18 +1,5 @@
-"""Greedy Golf baseline: play the longest run the visible cards allow.
-
-This is how a good player plays Golf by eye. Before each move it looks at the
-links and the waste card only (never the face-down stock) and:
-
-1. finds the longest run of plays it can make from the current waste card
-   without turning a stock card (a depth-first search over the exposed
-   cards; positions are memoised by column heights and waste rank; the
-   search is `patience_gym.heuristics.golf_runs`, which the `runs` encoding shows);
-2. among runs of equal length, keeps the one that leaves the links most
-   open for the next turned card: the most still-unseen cards (not on the
-   links, not in the waste) whose rank is one away from some exposed card;
-   then, the one that empties taller columns first (ties: lowest column);
-3. turns a stock card only when no card can be played.
-"""
+"""Greedy Golf baseline: play the longest run the visible cards allow
+(the rule: :mod:`patience_gym.heuristics.golf_greedy`)."""
 
 from __future__ import annotations
 
@@ -20,12 +7,12 @@ import numpy as np
 
 from agents.base import Agent
 from patience_gym.env import PatienceEnv
-from patience_gym.games.golf import DEAL, Golf, GolfState, hole_in_play
-from patience_gym.heuristics.golf_runs import column_runs
+from patience_gym.games.golf import hole_in_play
+from patience_gym.heuristics.golf_greedy import choose_move
 
 
 class GolfGreedy(Agent):
-    """Longest visible run first; ties keep the links open (see module docstring)."""
+    """Longest visible run first; ties keep the links open (see :mod:`patience_gym.heuristics.golf_greedy`)."""
 
     reads_observation = False
 
@@ -34,15 +21,3 @@ class GolfGreedy(Agent):
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         game, hole = hole_in_play(env.game, env.state)
         return choose_move(game, hole, mask)
-
-
-def choose_move(game: Golf, state: GolfState, mask: np.ndarray) -> int:
-    """The greedy move in ``state`` (legal under ``mask``)."""
-    plays = [a for a in range(DEAL) if mask[a]]
-    if not plays:
-        return DEAL
-    if len(plays) == 1:
-        return plays[0]
-    runs = column_runs(game.fits, state.columns, state.waste)
-    # Longest run, then most open ending, then the taller column; ties: the lowest column.
-    return max(plays, key=lambda a: (*runs[a], len(state.columns[a]), -a))

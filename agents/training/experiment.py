@@ -322,8 +322,9 @@ def train(args: Args) -> Path:
     return run_dir
 
 
-def new_model(config: TrainConfig, envs: Any, run_dir: Path, seed: int) -> Any:
-    """A fresh MaskablePPO; a policy_kwargs or ppo setting it does not take is a ConfigError."""
+def new_model(config: TrainConfig, envs: Any, run_dir: Path | None, seed: int) -> Any:
+    """A fresh MaskablePPO for ``config`` on ``envs``, logging to TensorBoard under ``run_dir/tb`` (None: no log);
+    a policy_kwargs or ppo setting it does not take is a ConfigError."""
     from sb3_contrib import MaskablePPO
 
     from agents.training.networks import complete_extractor_kwargs
@@ -335,7 +336,7 @@ def new_model(config: TrainConfig, envs: Any, run_dir: Path, seed: int) -> Any:
             resolve_policy(config.policy),
             envs,
             policy_kwargs=policy_kwargs or None,
-            tensorboard_log=str(run_dir / "tb"),
+            tensorboard_log=None if run_dir is None else str(run_dir / "tb"),
             seed=seed,
             device="cpu",
             verbose=0,
