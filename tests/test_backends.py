@@ -33,6 +33,14 @@ def test_serial_backend_runs_every_shard_in_order_and_reports_each() -> None:
     assert run_sharded(abs, []) == []
 
 
+def test_process_backend_gives_the_serial_results_in_shard_order() -> None:
+    """``--jobs N`` is this backend: spawned workers, each result handed back once under its shard's index."""
+    seen: list[tuple[int, int]] = []
+    out = run_sharded(abs, [-3, 1, -2, 5], backend="process", workers=2, on_result=lambda i, r: seen.append((i, r)))
+    assert out == [3, 1, 2, 5] and sorted(seen) == [(0, 3), (1, 1), (2, 2), (3, 5)]
+    assert run_sharded(abs, [], backend="process") == []
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
