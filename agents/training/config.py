@@ -47,7 +47,8 @@ REPORT_MODELS = ("final", "best")
 
 #: Training deals use seeds from here on (train.py), so no config seed below it is ever a training deal.
 TRAIN_SEED_BASE = 100_000_000
-#: Most training envs of a run (each segment deals from MAX_ENVS seeds of its own: see train.segment_seed).
+#: Most training envs of a run (each segment deals from MAX_ENVS seeds of its own: see
+#: agents.training.envs.segment_seed).
 MAX_ENVS = 10_000
 
 #: Hyperparameters that may be a schedule: ``lin_<start>`` decays linearly to 0 (rl-zoo's notation).
