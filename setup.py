@@ -1,6 +1,7 @@
-"""Build hook: the Golf solver's C core (``agents._golf_solver``, declared in pyproject.toml) is built in place only.
+"""Build hook: the Golf solver's C core (``agents.solvers._golf_solver``, declared in pyproject.toml) is built in
+place only.
 
-``pip install -e .`` builds it beside ``agents/golf_solver.py`` in the checkout, where ``agents/`` runs from;
+``pip install -e .`` builds it beside ``agents/solvers/golf.py`` in the checkout, where ``agents/`` runs from;
 a wheel (``pip install .``) holds ``patience_gym`` alone, so the extension is left out of it.
 """
 

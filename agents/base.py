@@ -22,7 +22,7 @@ class Agent(ABC):
     #: Short name used in tables and on the command line.
     name: str = "agent"
     #: Whether :meth:`act` reads ``obs``. Agents that choose from ``env.state`` and the mask alone set it
-    #: False, and :func:`agents.evaluate.play_episodes` then plays them on the env's default observation,
+    #: False, and :func:`agents.evaluation.evaluate.play_episodes` then plays them on the env's default observation,
     #: which changes none of their moves but skips the cost of a rich encoding (``moves_endgame``).
     reads_observation: bool = True
 
@@ -82,21 +82,3 @@ class PlanFollower(Agent):
         self._expected = state.copy()
         game.apply(self._expected, action)
         return action
-
-
-class RandomAgent(Agent):
-    """Uniform over the legal actions (masked random)."""
-
-    name = "random"
-    reads_observation = False
-
-    def __init__(self, seed: int | None = None) -> None:
-        self._rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-
-    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask)
-        return int(legal[self._rng.integers(len(legal))])

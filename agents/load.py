@@ -2,7 +2,7 @@
 
 :func:`save_model_spec` writes the spec into the saved SB3 zip (as ``patience_gym_spec.json``, an entry SB3
 ignores on load); :func:`load` reads it back and returns a :class:`agents.ppo.PPOAgent` ready for
-``agents.evaluate``, refusing a model trained for another env id, rule options or encoding::
+``agents.evaluation.evaluate``, refusing a model trained for another env id, rule options or encoding::
 
     agent = load("models/golf.zip", env_id="patience_gym/Golf-v0")
     env = gym.make(agent.spec.env_id, **agent.spec.make_kwargs())
@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import shutil
 import sys
 import tempfile
+import types
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -50,6 +52,53 @@ SPEC_VERSION = 1
 
 #: Env ids that may play a model trained on another: a Golf hole model plays each hole of a round.
 COMPATIBLE: dict[str, tuple[str, ...]] = {"patience_gym/GolfRound-v0": ("patience_gym/Golf-v0",)}
+
+#: Module paths that saved models name (a model pickles its policy class, its feature extractor and its
+#: schedules by module path), and where those classes live now: ``agents/`` was laid out by role (issue 33).
+MOVED_MODULES: dict[str, str] = {
+    "agents.networks": "agents.training.networks",
+    "agents.config": "agents.training.config",
+}
+
+
+class _MovedModule(types.ModuleType):
+    """An old module path of :data:`MOVED_MODULES`: each name is looked up in the module that took its place
+    (imported on first use), so a model saved before the move unpickles the same classes."""
+
+    def __init__(self, name: str, target: str) -> None:
+        super().__init__(name, f"{name} moved to {target}; this alias only resolves the names saved models hold")
+        self._target = target
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if (self.__name__, attr) == ("agents.config", "LinearSchedule"):
+            return _legacy_linear_schedule()
+        return getattr(importlib.import_module(self._target), attr)
+
+
+_LEGACY: dict[str, type] = {}
+
+
+def _legacy_linear_schedule() -> type:
+    """``agents.config.LinearSchedule``: the schedule models saved before SB3's ``LinearSchedule`` was used
+    pickled (``start * progress_remaining``, with the state ``{"start": ...}``), unpickled as SB3's."""
+    if not _LEGACY:
+        from stable_baselines3.common.utils import LinearSchedule as SB3Linear
+
+        class LinearSchedule(SB3Linear):
+            """Unpickles the old ``start * progress_remaining`` schedule as SB3's."""
+
+            def __setstate__(self, state: dict[str, Any]) -> None:
+                SB3Linear.__init__(self, state["start"], 0.0, 1.0)
+
+        LinearSchedule.__module__, LinearSchedule.__qualname__ = "agents.config", "LinearSchedule"
+        _LEGACY["LinearSchedule"] = LinearSchedule
+    return _LEGACY["LinearSchedule"]
+
+
+for _old, _new in MOVED_MODULES.items():  # every model loader imports this module (agents/__init__ does too)
+    sys.modules.setdefault(_old, _MovedModule(_old, _new))
 
 
 class ModelSpecError(ValueError):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from agents.base import Agent, RandomAgent
+from agents.base import Agent
+from agents.baselines.random import RandomAgent
 from agents.load import load_for_env
 from patience_gym.specs import SPECS, load
 
@@ -24,7 +26,7 @@ PLANNER: dict[str, str] = _table("planner")
 
 _BY_KIND = {"greedy": GREEDY, "solver": SOLVER, "planner": PLANNER}
 
-#: The agent kinds that come from a per-game table (and can teach a policy: see agents.imitation).
+#: The agent kinds that come from a per-game table (and can teach a policy: see agents.training.imitation).
 TEACHERS: tuple[str, ...] = tuple(_BY_KIND)
 
 
@@ -84,3 +86,67 @@ def make_agent(
             raise ValueError(f"agent {spec!r} needs the env id it will play (make_agent(..., env_id=, env_kwargs=))")
         return load_for_env(arg, env_id, env_kwargs)
     raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner or ppo:PATH")
+
+
+def check_agent_spec(
+    spec: str, game_name: str, env_id: str | None = None, env_kwargs: dict[str, Any] | None = None
+) -> None:
+    """A ValueError naming what is wrong with an agent spec (``planner:samples=12``) for ``game_name``;
+    a ``ppo:PATH`` agent is loaded for ``gym.make(env_id, **env_kwargs)``, the env it is to play."""
+    from pydantic import ValidationError
+
+    from agents.pydantic_errors import describe
+
+    kind, _, arg = spec.partition(":")
+    if kind == "ppo":  # built as the report builds it: the model is found and loaded now, not after training
+        try:
+            make_agent(spec, game_name, env_id=env_id, env_kwargs=env_kwargs)
+        except (OSError, TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
+        return
+    options = agent_options(spec)
+    if kind == "random":
+        if options:
+            raise ValueError(f"agent {spec!r}: random takes no options")
+        return
+    table = _BY_KIND.get(kind)
+    if table is None:
+        raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner or ppo:PATH")
+    target = table.get(game_name)
+    if target is None:
+        raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
+    model = _agent_options_model(target)
+    try:
+        model.model_validate({k: int(v) if v is not None and v.is_integer() else v for k, v in options.items()})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = first["loc"][0] if first["loc"] else "?"
+        if first["type"] == "extra_forbidden":
+            raise ValueError(f"unknown option {name} (options: {', '.join(model.model_fields) or 'none'})") from None
+        raise ValueError(describe(exc).replace(f"{name} must", f"option {name} must", 1)) from None
+    try:
+        make_agent(spec, game_name)  # the class's own checks (planner samples >= 1, ...)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _agent_options_model(target: str) -> Any:
+    """A pydantic model of an agent class's options: its constructor's parameters, none of them negative."""
+    import inspect
+    import typing
+
+    from pydantic import ConfigDict, Field, create_model
+
+    module, cls_name = target.split(":")
+    init = getattr(importlib.import_module(module), cls_name).__init__
+    hints = typing.get_type_hints(init)
+    fields: dict[str, Any] = {}
+    for name, param in inspect.signature(init).parameters.items():
+        if name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        hint = hints.get(name, Any)
+        base = int if hint in (int, int | None, bool) else float
+        default = param.default if param.default is not param.empty else ...
+        number = typing.Annotated[base, Field(ge=0)]  # type: ignore[valid-type]
+        fields[name] = (number | None if type(None) in typing.get_args(hint) else number, default)
+    return create_model(cls_name + "Options", __config__=ConfigDict(extra="forbid"), **fields)

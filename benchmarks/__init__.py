@@ -18,8 +18,8 @@ def write_results(name: str, data: Any, table: str, folder: Path = RESULTS) -> N
 
 
 def agents_table(rows: list[dict[str, Any]]) -> list[str]:
-    """Markdown lines: one row per agent summary (``agents.evaluate.Summary.row()``), with seconds a game."""
-    from agents.evaluate import format_share
+    """Markdown lines: one row per agent summary (``agents.evaluation.evaluate.Summary.row()``), with seconds a game."""
+    from agents.evaluation.evaluate import format_share
 
     lines = [
         "| agent | mean cards on foundations | win rate [95% CI] | s / game |",

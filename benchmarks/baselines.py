@@ -13,8 +13,8 @@ import argparse
 import gymnasium as gym
 
 import patience_gym
-from agents.evaluate import evaluate, format_share
-from agents.report import machine_description
+from agents.evaluation.evaluate import evaluate, format_share
+from agents.training.report import machine_description
 from benchmarks import write_results
 
 

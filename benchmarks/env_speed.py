@@ -44,7 +44,7 @@ import numba
 import numpy as np
 
 import patience_gym
-from agents.report import machine_description
+from agents.training.report import machine_description
 from benchmarks import write_results
 
 TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues

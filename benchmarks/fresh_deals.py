@@ -26,8 +26,8 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.evaluate import evaluate, format_share
-from agents.report import machine_description
+from agents.evaluation.evaluate import evaluate, format_share
+from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
 from benchmarks.results import verdicts
 

@@ -36,10 +36,10 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.backends import BACKENDS, backend_session, run_sharded
-from agents.evaluate import format_share, mean_ci95, wilson_ci95
-from agents.golf_solver import HAVE_FAST, solve
-from agents.report import machine_description
+from agents.evaluation.evaluate import format_share, mean_ci95, wilson_ci95
+from agents.evaluation.sharding import BACKENDS, backend_session, run_sharded
+from agents.solvers.golf import HAVE_FAST, solve
+from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
 from patience_gym.cards import codes
 from patience_gym.games.golf import NUM_HOLES, Golf, GolfRound

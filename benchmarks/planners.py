@@ -20,9 +20,10 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluate import evaluate, format_share
+from agents.evaluation.evaluate import evaluate, format_share
+from agents.evaluation.sharding import run_sharded
 from agents.registry import SOLVER, make_agent
-from agents.report import machine_description
+from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
 
 AGENTS = ["random", "greedy", "planner"]
@@ -69,15 +70,14 @@ def measure_env(env_id: str, episodes: int, seed: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _measure_task(task: tuple[str, int, int]) -> list[dict[str, Any]]:
+    """:func:`measure_env` of one env (a shard of :func:`measure`)."""
+    return measure_env(*task)
+
+
 def measure(deals: dict[str, int], seed: int, jobs: int = 1) -> dict[str, Any]:
     tasks = [(env_id, episodes, seed) for env_id, episodes in deals.items()]
-    if jobs > 1:
-        from multiprocessing import Pool
-
-        with Pool(jobs) as pool:
-            per_env = pool.starmap(measure_env, tasks)
-    else:
-        per_env = [measure_env(*task) for task in tasks]
+    per_env = run_sharded(_measure_task, tasks, "process" if jobs > 1 else "serial", workers=jobs if jobs > 1 else None)
     rows = [row for env_rows in per_env for row in env_rows]
     machine = machine_description()
     return {"seed": seed, "deals": deals, "machine": machine, "rows": rows}

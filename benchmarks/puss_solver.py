@@ -1,7 +1,7 @@
 """The perfect-knowledge Puss in the Corner solver on seeded deals, beside the greedy baseline.
 
 Deal ``i`` is ``gym.make("patience_gym/PussInTheCorner-v0").reset(seed=seed + i)``, as in
-:mod:`agents.evaluate`. Each deal is solved with the node and time budget given; every
+:mod:`agents.evaluation.evaluate`. Each deal is solved with the node and time budget given; every
 claimed line is replayed in a fresh env to its claimed score. The greedy baseline plays
 the same deals. With ``--variants`` the same deals are also played under the other rule
 readings: the sevens privilege kept after the 7 is placed (the book's worked example), and
@@ -24,10 +24,10 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluate import format_share, wilson_ci95
-from agents.greedy_puss import choose_move
-from agents.puss_solver import solve
-from agents.report import machine_description
+from agents.baselines.greedy_puss import choose_move
+from agents.evaluation.evaluate import format_share, wilson_ci95
+from agents.solvers.puss import solve
+from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
 from patience_gym.games.puss import PussOptions
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import format_share, mean_ci95
+from agents.evaluation.evaluate import format_share, mean_ci95
 from benchmarks import RESULTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,7 +177,7 @@ def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
         ppo = _ppo(best)
         deals = f"{best['episodes']:,} (seeds {best['seed']}..{best['seed'] + best['episodes'] - 1})"
         command = (
-            f"`python -m agents.evaluate --env {recipe.env_id} --env-kwargs "
+            f"`python -m agents.evaluation.evaluate --env {recipe.env_id} --env-kwargs "
             f'\'{{"obs_encoding": "{recipe.best_encoding}"}}\' --agents ppo:models/{recipe.best_model}.zip '
             f"--episodes {best['episodes']} --seed {best['seed']}`"
         )

@@ -24,6 +24,7 @@ not measured this time are kept from the previous results.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -37,7 +38,8 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.config import load_config, resolve_policy, resolve_policy_kwargs, resolve_ppo_kwargs
+from agents.training.config import load_config
+from agents.training.experiment import new_model
 from benchmarks import RESULTS, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,10 +100,7 @@ def measure(
     label: str | None = None,
 ) -> dict[str, Any]:
     """Train ``steps`` steps with the config at ``config_path`` (``vec``: None for the config's own)."""
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
-
-    from agents.networks import complete_extractor_kwargs
 
     config = load_config(config_path)
     vec = vec or config.vec
@@ -109,7 +108,7 @@ def measure(
         vec = "dummy"  # one process: the env's time is measured in it
     given = {k: v for k, v in (overrides or {}).items() if v}
     n_envs = given.pop("n_envs", config.n_envs)
-    ppo = {**resolve_ppo_kwargs(config.ppo, config.env_id), **given}
+    config = dataclasses.replace(config, ppo={**config.ppo, **given})
     if vec == "batched":
         from patience_gym.vector.sb3 import make_sb3_vec_env
 
@@ -122,15 +121,7 @@ def measure(
             env_kwargs={"render_mode": None, **config.env_kwargs},
             wrapper_class=TimedEnv,
         )
-    layout = gym.make(config.env_id, **config.env_kwargs).unwrapped.observer.layout  # type: ignore[attr-defined]
-    model = MaskablePPO(
-        resolve_policy(config.policy),
-        envs,
-        policy_kwargs=complete_extractor_kwargs(resolve_policy_kwargs(config.policy_kwargs), layout) or None,
-        device="cpu",
-        seed=0,
-        **ppo,
-    )
+    model = new_model(config, envs, run_dir=None, seed=0)
     if vec == "batched":  # compile (or load) the reset and step kernels before the clock starts
         envs.reset()
         envs.step(np.stack(envs.env_method("action_masks")).argmax(axis=1))
@@ -147,8 +138,8 @@ def measure(
         "env_share": TimedEnv.seconds / total,
         "vec": vec,
         "n_envs": n_envs,
-        "n_steps": ppo.get("n_steps"),
-        "batch_size": ppo.get("batch_size"),
+        "n_steps": config.ppo.get("n_steps"),
+        "batch_size": config.ppo.get("batch_size"),
         "network": config.policy_kwargs.get("features_extractor_class", config.policy_kwargs.get("net_arch")),
     }
 

@@ -11,13 +11,13 @@ for a hint, ``?`` for help and ``q`` to quit. A hint is a callable passed in
 (:data:`Hint`); by default it is the game's greedy heuristic
 (:func:`patience_gym.heuristics.greedy_move`, the moves of the greedy agent). Hints
 from any agent (``--hint-agent planner``, ``ppo:PATH``) come from the agents floor:
-``python -m agents.play`` takes the same arguments and ``--hint-agent``, made at
+``python -m agents.evaluation.play`` takes the same arguments and ``--hint-agent``, made at
 start-up, so a bad spec or a model for another game is refused before the deal; the
 library never imports ``agents``. The game's record is
 saved when it ends or when you quit (``--record-out``, checked before the deal; by
 default ``<Env>-seed<seed>.json`` here; if it cannot be written then, the record is
 saved here or in the temporary folder instead, and the message says where) and
-replays with ``patience_gym.records`` or films with ``python -m agents.watch --record``.
+replays with ``patience_gym.records`` or films with ``python -m agents.evaluation.watch --record``.
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def run(session: Session, stdin: TextIO, out: TextIO) -> None:
 
 
 #: Makes the hint a ``--hint-agent`` spec names for a session (ValueError, TypeError or FileNotFoundError
-#: saying why it cannot): given by the agents floor (``agents.play``), which knows the agents.
+#: saying why it cannot): given by the agents floor (``agents.evaluation.play``), which knows the agents.
 HintMaker = Callable[[str, "Session"], Hint]
 
 
@@ -249,7 +249,7 @@ def main(
         parser.exit(2, f"{parser.prog}: error: {message}\n")
 
     if args.hint_agent is not None and hint_maker is None:
-        fail(f"--hint-agent {args.hint_agent}: agent hints come from the agents package: python -m agents.play")
+        fail(f"--hint-agent {args.hint_agent}: agent hints come from the agents: python -m agents.evaluation.play")
     if args.env not in patience_gym.ENVS:
         fail(f"unknown env {args.env!r}; choose one of {', '.join(patience_gym.ENVS)}")
     if args.seed is not None and args.seed < 0:

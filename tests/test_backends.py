@@ -1,4 +1,4 @@
-"""Sharded runs (agents.backends): the serial and Ray backends give the serial results, and the solver
+"""Sharded runs (agents.evaluation.sharding): the serial and Ray backends give the serial results, and the solver
 statistics resume from the shards they kept. The Ray tests skip when Ray (the ``[ray]`` extra) is missing."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agents.backends import run_sharded
-from agents.evaluate import evaluate, evaluate_sharded
+from agents.evaluation.evaluate import evaluate, evaluate_sharded
+from agents.evaluation.sharding import run_sharded
 from benchmarks import golf_solver as bench
 
 GOLF = "patience_gym/Golf-v0"
@@ -31,6 +31,14 @@ def test_serial_backend_runs_every_shard_in_order_and_reports_each() -> None:
     out = run_sharded(lambda x: x * x, [3, 1, 2], on_result=lambda i, r: seen.append((i, r)))
     assert out == [9, 1, 4] and seen == [(0, 9), (1, 1), (2, 4)]
     assert run_sharded(abs, []) == []
+
+
+def test_process_backend_gives_the_serial_results_in_shard_order() -> None:
+    """``--jobs N`` is this backend: spawned workers, each result handed back once under its shard's index."""
+    seen: list[tuple[int, int]] = []
+    out = run_sharded(abs, [-3, 1, -2, 5], backend="process", workers=2, on_result=lambda i, r: seen.append((i, r)))
+    assert out == [3, 1, 2, 5] and sorted(seen) == [(0, 3), (1, 1), (2, 2), (3, 5)]
+    assert run_sharded(abs, [], backend="process") == []
 
 
 @pytest.mark.parametrize(
@@ -195,7 +203,7 @@ def test_solver_statistics_on_ray_equal_the_serial_run(cluster: Any, tmp_path: P
 
 
 def test_evaluate_sharded_refuses_a_model_for_another_game_before_any_shard(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agents import evaluate as evaluate_module
+    from agents.evaluation import evaluate as evaluate_module
     from agents.load import ModelSpecError
 
     sent: list[Any] = []
@@ -207,12 +215,13 @@ def test_evaluate_sharded_refuses_a_model_for_another_game_before_any_shard(monk
 
 
 def test_backends_and_evaluate_import_each_other_in_no_circle() -> None:
-    """agents.evaluate uses agents.backends; agents.backends, the generic layer, imports no agent module."""
+    """agents.evaluation.evaluate uses agents.evaluation.sharding; the sharding helper, the generic layer, imports no
+    agent module."""
     import ast
 
-    import agents.backends
+    import agents.evaluation.sharding
 
-    tree = ast.parse(Path(agents.backends.__file__).read_text())
+    tree = ast.parse(Path(agents.evaluation.sharding.__file__).read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert not {name for name in imported if name and name.startswith("agents")}, imported

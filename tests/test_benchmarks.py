@@ -81,7 +81,7 @@ def test_planner_results_merge_replaces_only_the_new_envs_rows():
 
 
 def _run(name: str, lower: bool, ppo: list[float], greedy: list[float]) -> dict:
-    from agents.evaluate import mean_ci95
+    from agents.evaluation.evaluate import mean_ci95
 
     results = []
     for agent, scores in (("greedy", greedy), ("ppo", ppo)):

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-import train
-from agents.config import ConfigError, load_config
+from agents.training import experiment
+from agents.training.config import ConfigError, load_config
 
 GOLF = "patience_gym/Golf-v0"
 BASE = {
@@ -129,7 +129,7 @@ def test_file_level_errors_are_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("patience_gym/Golf-v0:\n  n_envs: [2\n  vec: dummy\n")
     for path, message in ((latin, "is not UTF-8 text"), (bad, "bad.yaml: not valid YAML: line 3, column 6: ")):
-        assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run")]) == 2
+        assert experiment.main(["--config", str(path), "--run-dir", str(tmp_path / "run")]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
 
@@ -145,7 +145,7 @@ def test_file_level_errors_are_one_line(tmp_path, capsys):
     ],
 )
 def test_command_line_syntax_errors_are_one_line(capsys, argv, message):
-    assert train.main(argv) == 2
+    assert experiment.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "train.py --help" in err and len(err.strip().splitlines()) == 1, err
     assert "\u2502" not in err and "\u256d" not in err  # no box
@@ -167,7 +167,7 @@ def test_good_agent_specs_and_schedules_load(tmp_path):
 def test_the_linear_schedule_is_sb3s_and_decays_as_before():
     """``lin_<start>`` is SB3's LinearSchedule: start * progress_remaining, as the hand-written schedule it replaced;
     models saved with the old schedule still load it."""
-    from agents.config import resolve_ppo_kwargs
+    from agents.training.config import resolve_ppo_kwargs
 
     schedule = resolve_ppo_kwargs({"learning_rate": "lin_1e-3"})["learning_rate"]
     from stable_baselines3.common.utils import LinearSchedule
@@ -177,7 +177,7 @@ def test_the_linear_schedule_is_sb3s_and_decays_as_before():
         assert schedule(progress) == pytest.approx(1e-3 * progress, abs=1e-18)
     import pickle
 
-    from agents import config
+    from agents import config  # the old module path: models saved before the move name it (agents.load resolves it)
 
     # The old schedule pickled as agents.config.LinearSchedule with the state {"start": ...}.
     old = config.LinearSchedule.__new__(config.LinearSchedule)
@@ -208,7 +208,7 @@ def test_bad_flags_are_one_line_and_exit_2_before_any_work(tmp_path, capsys, fla
         argv += ["--run-dir", str(run_dir)]
         if "--config" not in flags:
             argv += ["--config", str(write(tmp_path, {}))]
-    assert train.main(argv) == 2
+    assert experiment.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
     assert not run_dir.exists()
@@ -217,21 +217,21 @@ def test_bad_flags_are_one_line_and_exit_2_before_any_work(tmp_path, capsys, fla
 def test_an_override_that_breaks_the_config_names_the_flag(tmp_path, capsys):
     """--report-episodes 20 makes the report deals reach the eval deals of this config: named by its flag."""
     path = write(tmp_path, {"eval": {"freq": 512, "episodes": 2, "seed": 10}})
-    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--report-episodes", "20"]) == 2
+    assert experiment.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--report-episodes", "20"]) == 2
     assert "the report deals (seeds 0..19) overlap the eval deals" in capsys.readouterr().err
 
 
 def test_a_bad_vec_flag_is_a_usage_error(capsys):
     with pytest.raises(ConfigError, match="invalid choice 'threads' for argument '--vec'"):
-        train.parse_args(["--vec", "threads"])
+        experiment.parse_args(["--vec", "threads"])
 
 
 def test_no_arguments_run_the_canonical_golf_config(tmp_path, monkeypatch):
     """``python train.py`` trains configs/golf.yaml (wherever it is started from)."""
     monkeypatch.chdir(tmp_path)
-    args = train.parse_args([])
+    args = experiment.parse_args([])
     assert args.config is None and args.resume is None and not args.overwrite
-    plan = train.setup(args)
+    plan = experiment.setup(args)
     config, run_dir = plan.config, plan.run_dir
     assert config.env_id == GOLF and plan.checkpoint is None and plan.seed == 0
     assert config == load_config(Path(__file__).resolve().parent.parent / "configs" / "golf.yaml")
@@ -240,7 +240,7 @@ def test_no_arguments_run_the_canonical_golf_config(tmp_path, monkeypatch):
 
 def test_help_lists_every_flag_with_its_docstring(capsys):
     with pytest.raises(SystemExit):
-        train.parse_args(["--help"])
+        experiment.parse_args(["--help"])
     out = capsys.readouterr().out
     for flag in ("--config", "--total-timesteps", "--n-envs", "--vec", "--run-dir", "--resume", "--overwrite"):
         assert flag in out
@@ -250,7 +250,7 @@ def test_help_lists_every_flag_with_its_docstring(capsys):
 def test_a_policy_setting_the_model_refuses_is_a_config_error_and_leaves_the_run_dir_empty(tmp_path, capsys):
     path = write(tmp_path, {"policy_kwargs": {"net_arc": [8]}})
     run_dir = tmp_path / "run"
-    assert train.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar"]) == 2
+    assert experiment.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar"]) == 2
     err = capsys.readouterr().err
     assert f"{GOLF}.policy_kwargs or .ppo: " in err and "net_arc" in err and len(err.strip().splitlines()) == 1
     assert not any(run_dir.iterdir())  # the same command works once the config is fixed

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from agents.evaluate import Z95, evaluate, main, mean_ci95, paired_ci95, wilson_ci95
+from agents.evaluation.evaluate import Z95, evaluate, main, mean_ci95, paired_ci95, wilson_ci95
 from patience_gym.features import observe
 
 
@@ -155,9 +155,9 @@ def test_agents_that_do_not_read_the_observation_play_on_the_default_one(monkeyp
     for them (the same moves either way); a PPO agent gets the encoding it was trained on."""
     import gymnasium as gym
 
-    from agents import evaluate as evaluate_module
-    from agents.base import RandomAgent
-    from agents.greedy_milligan import MilliganGreedy
+    from agents.baselines.greedy_milligan import MilliganGreedy
+    from agents.baselines.random import RandomAgent
+    from agents.evaluation import evaluate as evaluate_module
     from agents.ppo import PPOAgent
 
     made: list[dict] = []
@@ -180,7 +180,7 @@ def test_agents_that_do_not_read_the_observation_play_on_the_default_one(monkeyp
 
 def test_parallel_evaluation_gives_the_same_results_in_seed_order():
     """``jobs=2`` plays the deals in two processes and joins them: the same per-deal scores as one process."""
-    from agents.evaluate import evaluate
+    from agents.evaluation.evaluate import evaluate
 
     one = evaluate("patience_gym/Golf-v0", ["random", "greedy"], 5, seed=3)
     two = evaluate("patience_gym/Golf-v0", ["random", "greedy"], 5, seed=3, jobs=2)
@@ -315,7 +315,7 @@ def test_bad_model_files_and_output_paths_are_refused_before_any_game(tmp_path, 
 
 
 def test_evaluate_refuses_a_model_for_another_game_before_any_deal(monkeypatch):
-    from agents import evaluate as evaluate_module
+    from agents.evaluation import evaluate as evaluate_module
     from agents.load import ModelSpecError
 
     played = []

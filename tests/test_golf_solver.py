@@ -9,9 +9,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents import golf_solver
-from agents.evaluate import evaluate
-from agents.golf_solver import GolfSolution, solve, solve_python
+from agents.evaluation.evaluate import evaluate
+from agents.solvers import golf as golf_solver
+from agents.solvers.golf import GolfSolution, solve, solve_python
 from benchmarks import golf_solver as benchmark
 from patience_gym.cards import RANK, codes
 from patience_gym.games.golf import NUM_COLUMNS, Golf, GolfState
@@ -193,7 +193,7 @@ def test_solver_agent_in_the_evaluation_tool_scores_the_solved_minimum() -> None
 
 def test_solver_agent_replans_when_another_player_leaves_its_line() -> None:
     """As DAgger's teacher the solver labels positions its own plan never reaches."""
-    from agents.golf_solver import GolfSolverAgent
+    from agents.solvers.golf import GolfSolverAgent
 
     game = Golf()
     env: Any = gym.make("patience_gym/Golf-v0").unwrapped

@@ -1,4 +1,4 @@
-"""Behaviour cloning (agents.imitation) and the pretrain stage of train.py."""
+"""Behaviour cloning (agents.training.imitation) and the pretrain stage of train.py."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import yaml
 
-import train
-from agents.config import ConfigError, load_config
-from agents.imitation import collect, dagger, fit, round_seeds
 from agents.registry import make_agent
+from agents.training import experiment
+from agents.training.config import ConfigError, load_config
+from agents.training.imitation import collect, dagger, fit, round_seeds
 
 GOLF = "patience_gym/Golf-v0"
 KWARGS = {"obs_encoding": "planes"}
@@ -161,7 +161,7 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     run_dir = tmp_path / "run"
-    assert train.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar"]) == 0
+    assert experiment.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar"]) == 0
     record = json.loads((run_dir / "pretrain.json").read_text())
     assert record["teacher"] == "greedy" and record["episodes"] == 4
     assert record["decisions"] > 4 * 20 and len(record["epochs"]) == 2
@@ -171,14 +171,14 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
     config[GOLF]["pretrain"].update({"dagger_rounds": 1, "dagger_episodes": 3, "dagger_epochs": 1})
     path.write_text(yaml.safe_dump(config))
     dagger_dir = tmp_path / "dagger"
-    assert train.main(["--config", str(path), "--run-dir", str(dagger_dir), "--no-progress-bar"]) == 0
+    assert experiment.main(["--config", str(path), "--run-dir", str(dagger_dir), "--no-progress-bar"]) == 0
     rounds = json.loads((dagger_dir / "pretrain.json").read_text())["dagger"]
     assert len(rounds) == 1 and rounds[0]["episodes"] == 3 and len(rounds[0]["epochs"]) == 1
     assert "DAgger round 1: on 3 games of its own" in (dagger_dir / "report.md").read_text()
     # --pretrain-episodes 0 skips it.
     other = tmp_path / "other"
     args = ["--config", str(path), "--run-dir", str(other), "--no-progress-bar", "--pretrain-episodes", "0"]
-    assert train.main(args) == 0
+    assert experiment.main(args) == 0
     assert not (other / "pretrain.json").exists()
 
 
@@ -207,7 +207,7 @@ def test_unknown_teacher_is_a_config_error(tmp_path):
 
 
 def test_stack_concatenates_and_lets_go_of_the_chunks():
-    from agents.imitation import _stack
+    from agents.training.imitation import _stack
 
     chunks = [np.arange(6, dtype=np.float32).reshape(3, 2), np.ones((1, 2), np.float32), np.zeros((2, 2), np.float32)]
     expected = np.concatenate(chunks)

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.greedy_milligan import MilliganGreedy, evaluate
+from agents.baselines.greedy_milligan import MilliganGreedy, evaluate
 from agents.registry import make_agent
 from patience_gym.games.milligan import MAX_EPISODE_MOVES
 from patience_gym.heuristics.milligan_moves import W_BREAK

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.greedy_milligan import MilliganGreedy
+from agents.baselines.greedy_milligan import MilliganGreedy
 from agents.registry import make_agent
 from patience_gym.features import observe
 from patience_gym.features.milligan import MOVES_ENDGAME_SIZE, MOVES_GLOBAL

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import patience_gym.heuristics.milligan_moves as milligan_moves
-from agents.networks import MoveListScorer
+from agents.training.networks import MoveListScorer
 from patience_gym.cards import CODE, parse_card
 from patience_gym.features import observe
 from patience_gym.features.milligan import MOVES_GLOBAL, MOVES_SEARCH_SIZE, MOVES_SIZE
@@ -178,7 +178,7 @@ def test_the_stock_order_never_shows(encoding):
 def greedy_positions(env: gym.Env, seeds: range) -> Iterator[tuple[np.ndarray, bool, int]]:
     """Play the greedy baseline on each seed's deal; before each of its moves yield the observation, whether
     it had resigned (step 5) at that point, and its move. ``env.unwrapped.state`` is the position meanwhile."""
-    from agents.greedy_milligan import MilliganGreedy
+    from agents.baselines.greedy_milligan import MilliganGreedy
 
     greedy = MilliganGreedy()
     for seed in seeds:
@@ -277,7 +277,7 @@ def test_lookahead_marks_the_pocket_move_that_frees_a_needed_card():
     """Every needed 2 lies under one card, and no single move gains (a card pocketed costs its -4, less the
     break and the cover it ends). Two moves do: pocket the card, then play the 2 up. The first such line
     is marked, with its gain, and it is the greedy's move."""
-    from agents.greedy_milligan import MilliganGreedy
+    from agents.baselines.greedy_milligan import MilliganGreedy
 
     game = MissMilliganPocket()
     columns = ["2C 9H", "2C 8H", "2D 7H", "2D 6H", "2H 5H", "2H 4H", "TH", "JH"]
@@ -319,7 +319,7 @@ def test_overflowing_move_list_lists_the_first_moves_and_the_network_leaves_the_
 
 
 def test_evaluation_is_the_greedy_baselines():
-    from agents.greedy_milligan import evaluate
+    from agents.baselines.greedy_milligan import evaluate
 
     s = position(MissMilligan(), KINGS, (12,) * 8, heap=7)
     # 96 cards up, cover 2, breaks 2, two vacancies that count (the stock is out).
@@ -335,7 +335,7 @@ def test_evaluation_is_the_greedy_baselines():
     ],
 )
 def test_shipped_models_play_their_env_on_the_moves_encoding(env_id, model):
-    from agents.evaluate import play_episodes
+    from agents.evaluation.evaluate import play_episodes
     from agents.ppo import PPOAgent
 
     encoding = {"_search.zip": "moves_search", "_endgame.zip": "moves_endgame"}.get(model[model.rindex("_") :], "moves")

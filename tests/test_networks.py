@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.config import ConfigError, resolve_policy, resolve_policy_kwargs
-from agents.networks import CardEmbedding, GolfColumns, GolfMoves, MoveScorer
+from agents.training.config import ConfigError, resolve_policy, resolve_policy_kwargs
+from agents.training.networks import CardEmbedding, GolfColumns, GolfMoves, MoveScorer
 from patience_gym.features import observe
 
 
@@ -29,7 +29,10 @@ def test_card_embedding_trains_with_maskable_ppo():
 
     env = gym.make("patience_gym/Golf-v0")
     kwargs = resolve_policy_kwargs(
-        {"features_extractor_class": "agents.networks.CardEmbedding", "features_extractor_kwargs": {"card_slots": 36}}
+        {
+            "features_extractor_class": "agents.training.networks.CardEmbedding",
+            "features_extractor_kwargs": {"card_slots": 36},
+        }
     )
     model = MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, n_steps=64, batch_size=32, n_epochs=1)
     model.learn(64)
@@ -39,8 +42,8 @@ def test_card_embedding_trains_with_maskable_ppo():
 
 
 def test_bad_policy_kwargs_are_named():
-    with pytest.raises(ConfigError, match="cannot import 'agents.networks.Nope'"):
-        resolve_policy_kwargs({"features_extractor_class": "agents.networks.Nope"})
+    with pytest.raises(ConfigError, match="cannot import 'agents.training.networks.Nope'"):
+        resolve_policy_kwargs({"features_extractor_class": "agents.training.networks.Nope"})
     with pytest.raises(ConfigError, match="torch.nn has no 'Relu'"):
         resolve_policy_kwargs({"activation_fn": "Relu"})
     assert resolve_policy_kwargs({"activation_fn": "ReLU"})["activation_fn"] is torch.nn.ReLU
@@ -74,10 +77,13 @@ def test_logits_policy_trains_saves_and_reloads(tmp_path):
 
     env = gym.make("patience_gym/Golf-v0")
     kwargs = resolve_policy_kwargs(
-        {"features_extractor_class": "agents.networks.GolfColumns", "features_extractor_kwargs": {"embed_dim": 16}}
+        {
+            "features_extractor_class": "agents.training.networks.GolfColumns",
+            "features_extractor_kwargs": {"embed_dim": 16},
+        }
     )
     model = MaskablePPO(
-        resolve_policy("agents.networks.LogitsPolicy"), env, policy_kwargs=kwargs, n_steps=64, batch_size=32
+        resolve_policy("agents.training.networks.LogitsPolicy"), env, policy_kwargs=kwargs, n_steps=64, batch_size=32
     )
     model.learn(64)
     obs, _ = env.reset(seed=1)
@@ -93,8 +99,8 @@ def test_logits_policy_trains_saves_and_reloads(tmp_path):
         model.predict(obs, action_masks=mask, deterministic=True)[0]
         == again.predict(obs, action_masks=mask, deterministic=True)[0]
     )
-    with pytest.raises(ConfigError, match="cannot import 'agents.networks.Nope'"):
-        resolve_policy("agents.networks.Nope")
+    with pytest.raises(ConfigError, match="cannot import 'agents.training.networks.Nope'"):
+        resolve_policy("agents.training.networks.Nope")
     assert resolve_policy("MlpPolicy") == "MlpPolicy"
 
 
@@ -210,13 +216,13 @@ def ppo_smoke_run(env: gym.Env, obs: np.ndarray, extractor: str, extractor_kwarg
 
     kwargs = resolve_policy_kwargs(
         {
-            "features_extractor_class": f"agents.networks.{extractor}",
+            "features_extractor_class": f"agents.training.networks.{extractor}",
             "features_extractor_kwargs": extractor_kwargs,
             "share_features_extractor": False,
         }
     )
     model = MaskablePPO(
-        resolve_policy("agents.networks.LogitsPolicy"), env, policy_kwargs=kwargs, n_steps=64, batch_size=32
+        resolve_policy("agents.training.networks.LogitsPolicy"), env, policy_kwargs=kwargs, n_steps=64, batch_size=32
     )
     model.learn(64)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
@@ -224,7 +230,7 @@ def ppo_smoke_run(env: gym.Env, obs: np.ndarray, extractor: str, extractor_kwarg
 
 
 def test_move_list_scorer_scores_each_listed_move_from_its_own_row():
-    from agents.networks import MoveListScorer
+    from agents.training.networks import MoveListScorer
     from patience_gym.features.milligan import MOVES_GLOBAL
     from patience_gym.heuristics.milligan_moves import MOVE_FEATURES, ROW
 
@@ -256,7 +262,7 @@ def test_move_list_scorer_scores_each_listed_move_from_its_own_row():
 
 def test_move_list_scorer_batches_like_single_observations():
     """Only the listed rows are scored: a batch gives each observation what it gets alone."""
-    from agents.networks import MoveListScorer
+    from agents.training.networks import MoveListScorer
     from patience_gym.features.milligan import MOVES_GLOBAL
     from patience_gym.heuristics.milligan_moves import MOVE_FEATURES
 
@@ -310,7 +316,7 @@ def test_critic_that_skips_the_logits_values_the_position_not_the_move_list(tmp_
     """``critic_reads_logits=False``: the value MLP reads the value features only, and the option survives save/load."""
     from sb3_contrib import MaskablePPO
 
-    from agents.networks import ValueFromFeatures
+    from agents.training.networks import ValueFromFeatures
     from patience_gym.features.milligan import MOVES_GLOBAL
     from patience_gym.heuristics.milligan_moves import MOVE_FEATURES
 
@@ -318,13 +324,13 @@ def test_critic_that_skips_the_logits_values_the_position_not_the_move_list(tmp_
     extractor = {"global_size": MOVES_GLOBAL, "move_features": MOVE_FEATURES, "num_actions": 1010, "hidden": 16}
     kwargs = resolve_policy_kwargs(
         {
-            "features_extractor_class": "agents.networks.MoveListScorer",
+            "features_extractor_class": "agents.training.networks.MoveListScorer",
             "features_extractor_kwargs": extractor,
             "share_features_extractor": False,
             "critic_reads_logits": False,
         }
     )
-    policy_class = resolve_policy("agents.networks.LogitsPolicy")
+    policy_class = resolve_policy("agents.training.networks.LogitsPolicy")
     model = MaskablePPO(policy_class, env, policy_kwargs=kwargs, n_steps=64, batch_size=32, seed=0)
     assert isinstance(model.policy.mlp_extractor, ValueFromFeatures)
     assert model.policy.mlp_extractor.value_net[0].in_features == 16

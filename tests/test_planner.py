@@ -9,9 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.evaluate import evaluate
-from agents.greedy_golf import choose_move as golf_greedy
-from agents.greedy_puss import choose_move as puss_greedy
+from agents.baselines.greedy_puss import choose_move as puss_greedy
+from agents.evaluation.evaluate import evaluate
 from agents.planners.base import DeterminizationPlanner
 from agents.planners.golf import GolfPlanner
 from agents.planners.milligan import MilliganPlanner
@@ -20,6 +19,7 @@ from agents.registry import make_agent
 from patience_gym.games.golf import Golf
 from patience_gym.games.milligan import Giant, MissMilligan, MissMilliganPocket
 from patience_gym.games.puss import PussInTheCorner
+from patience_gym.heuristics.golf_greedy import choose_move as golf_greedy
 
 
 class Sealed(tuple):  # type: ignore[type-arg]

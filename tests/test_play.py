@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import patience_gym
-from agents import play as agents_play
+from agents.evaluation import play as agents_play
 from agents.registry import make_agent
 from patience_gym.play import Session, default_record_path, main
 from patience_gym.records import load_record
@@ -130,7 +130,7 @@ def test_a_hint_is_a_callable_passed_in() -> None:
 
 def test_plain_play_sends_agent_hints_to_the_agents_floor(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     argv = ["patience_gym/Golf-v0", "--hint-agent", "planner", "--record-out", str(tmp_path / "g.json")]
-    assert "--hint-agent planner: agent hints come from the agents package: python -m agents.play" in _refused(
+    assert "--hint-agent planner: agent hints come from the agents: python -m agents.evaluation.play" in _refused(
         argv, capsys
     )
 
@@ -194,7 +194,7 @@ def test_bad_seeds_hint_agents_and_record_paths_are_refused_before_the_game(
 ) -> None:
     record = ["--record-out", str(tmp_path / "g.json")]
     assert "--seed must be 0 or more, got -1" in _refused(["patience_gym/Golf-v0", "--seed", "-1", *record], capsys)
-    hints = agents_play.main  # agent hints: python -m agents.play
+    hints = agents_play.main  # agent hints: python -m agents.evaluation.play
     argv = ["patience_gym/Golf-v0", "--seed", "1", "--hint-agent", "ppo:/nonexistent.zip", *record]
     err = _refused(argv, capsys, hints)
     assert "--hint-agent ppo:/nonexistent.zip: no PPO model at /nonexistent.zip" in err
@@ -222,7 +222,7 @@ def test_a_ppo_model_gives_hints_for_its_own_game(tmp_path: Path) -> None:
 
 
 def test_agent_hints_match_the_agent(tmp_path: Path) -> None:
-    """``python -m agents.play --hint-agent planner`` hints the planner's move (reset to the deal's seed)."""
+    """``python -m agents.evaluation.play --hint-agent planner`` hints the planner's move (reset to the deal's seed)."""
     env = gym.make("patience_gym/MissMilligan-v0")
     obs, info = env.reset(seed=6)
     planner = make_agent("planner", "miss_milligan", seed=6)

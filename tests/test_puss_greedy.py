@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import RandomAgent
-from agents.evaluate import play_episodes
-from agents.greedy_puss import PussGreedy, choose_move, waits
+from agents.baselines.greedy_puss import PussGreedy, choose_move, waits
+from agents.baselines.random import RandomAgent
+from agents.evaluation.evaluate import play_episodes
 from agents.registry import make_agent
 from patience_gym.cards import parse_card
 from patience_gym.games.puss import DEAL, TAKE, PussInTheCorner

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.greedy_puss import PussGreedy
+from agents.baselines.greedy_puss import PussGreedy
 from patience_gym.cards import parse_card
 from patience_gym.features import observe
 from patience_gym.features.puss import MOVES_GLOBAL, MOVES_REPLAY_SIZE, MOVES_SIZE, REPLAY_FEATURES
@@ -282,7 +282,7 @@ def test_greedy_follows_its_own_second_pass_replay():
     ],
 )
 def test_shipped_models_play_their_encoding(model, encoding):
-    from agents.evaluate import play_episodes
+    from agents.evaluation.evaluate import play_episodes
     from agents.ppo import PPOAgent
 
     summary = play_episodes(ENV_ID, PPOAgent(model), [0, 1], {"obs_encoding": encoding})

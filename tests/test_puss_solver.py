@@ -9,10 +9,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.evaluate import play_episodes
-from agents.greedy_puss import PussGreedy
-from agents.puss_solver import PussSolution, PussSolverAgent, solve, upper_bound
+from agents.baselines.greedy_puss import PussGreedy
+from agents.evaluation.evaluate import play_episodes
 from agents.registry import make_agent
+from agents.solvers.puss import PussSolution, PussSolverAgent, solve, upper_bound
 from benchmarks.puss_solver import greedy_game
 from patience_gym.cards import CODE, RANK, RED
 from patience_gym.games.puss import ACES, MERGE, TAKE, PussInTheCorner, PussState

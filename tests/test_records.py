@@ -192,8 +192,8 @@ def test_unchecked_load_then_replay_names_the_move(tmp_path: Path) -> None:
 
 
 def test_evaluate_loop_writes_a_record_per_episode(tmp_path: Path) -> None:
-    """What ``agents.evaluate --records DIR`` does: its episode loop, on an env wrapped in RecordEpisodes."""
-    from agents.evaluate import run_episode
+    """What ``agents.evaluation.evaluate --records DIR`` does: its episode loop, on an env wrapped in RecordEpisodes."""
+    from agents.evaluation.evaluate import run_episode
 
     agent = make_agent("greedy", "miss_milligan_pocket")
     env = RecordEpisodes(gym.make("patience_gym/MissMilliganPocket-v0"), agent=agent.name, directory=tmp_path)
@@ -302,7 +302,7 @@ def test_junk_in_any_field_is_a_record_error(tmp_path: Path) -> None:
 def test_watch_names_a_bad_record_in_one_line(
     change: dict[str, Any], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agents.watch import main as watch
+    from agents.evaluation.watch import main as watch
 
     data, path = _golf_record(tmp_path)
     _write(path, {**data, **change})

@@ -223,7 +223,7 @@ def _gif_frames(path: Path) -> list[np.ndarray]:
 
 
 def test_watch_films_an_agent_and_its_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agents.watch import main as watch
+    from agents.evaluation.watch import main as watch
     from patience_gym.records import load_record
 
     gif, record_path = tmp_path / "game.gif", tmp_path / "game.json"
@@ -240,7 +240,7 @@ def test_watch_films_an_agent_and_its_record(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_watch_names_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agents.watch import main as watch
+    from agents.evaluation.watch import main as watch
 
     cases = [
         (["--env", "patience_gym/Golf-v0", "--out", str(tmp_path / "g.avi")], "must end in .gif or .mp4"),

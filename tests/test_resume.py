@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 import yaml
 
-import train
-from agents.config import TRAIN_SEED_BASE
+from agents.training import envs as training_envs
+from agents.training import experiment, run_directory
+from agents.training.config import TRAIN_SEED_BASE
 
 GOLF = "patience_gym/Golf-v0"
 TINY = {
@@ -48,7 +49,7 @@ def finished_run(tmp_path_factory) -> Path:
     """One tiny run of 1,024 steps (checkpoints and evaluations at 512 and 1,024), trained once per module."""
     folder = tmp_path_factory.mktemp("base")
     run_dir = folder / "run"
-    assert train.main(["--config", str(write_config(folder)), "--run-dir", str(run_dir), "--no-progress-bar"]) == 0
+    assert experiment.main(["--config", str(write_config(folder)), "--run-dir", str(run_dir), "--no-progress-bar"]) == 0
     return run_dir
 
 
@@ -61,7 +62,7 @@ def run(finished_run, tmp_path) -> Path:
 
 
 def resume(run_dir: Path, *extra: str) -> int:
-    return train.main(["--resume", str(run_dir), "--no-progress-bar", *extra])
+    return experiment.main(["--resume", str(run_dir), "--no-progress-bar", *extra])
 
 
 def monitor_rows(run_dir: Path) -> dict[str, list[str]]:
@@ -75,7 +76,7 @@ def evaluations(run_dir: Path) -> tuple[list[int], np.ndarray]:
 
 def stop_after_first_checkpoint(run_dir: Path) -> None:
     """The run as a kill after its first checkpoint leaves it: no later checkpoint, no final model."""
-    for path in train.checkpoints(run_dir)[:-1]:
+    for path in run_directory.checkpoints(run_dir)[:-1]:
         path.unlink()
     (run_dir / "model.zip").unlink()
 
@@ -100,7 +101,7 @@ def kill_after_first_checkpoint(run_dir: Path) -> tuple[int, int]:
     and monitor rows of the stretch after it still on disk (as the killed process wrote them), and more of
     them, as a longer run would leave. Returns the checkpoint's step and the steps the killed run reached."""
     stop_after_first_checkpoint(run_dir)
-    kept = int(train.checkpoints(run_dir)[0].stem.split("_")[1])
+    kept = int(run_directory.checkpoints(run_dir)[0].stem.split("_")[1])
     steps, results = evaluations(run_dir)
     late = [1536, 2048]  # evaluations the killed run made after 1,024
     np.savez(
@@ -120,7 +121,7 @@ def kill_after_first_checkpoint(run_dir: Path) -> tuple[int, int]:
 def test_resume_after_a_kill_sets_aside_the_abandoned_stretch(run, capsys):
     """Resumed from its 512-step checkpoint, the run's history past 512 is set aside, not mixed with the new one:
     the eval history is strictly increasing and the monitor rows sum to no more than the steps trained."""
-    from agents.report import _read_monitor
+    from agents.training.report import _read_monitor
 
     kept, _ = kill_after_first_checkpoint(run)
     assert kept == 512
@@ -169,7 +170,7 @@ def test_resume_uses_the_runs_seed_and_vec_and_refuses_others(tmp_path, capsys):
     data = {GOLF: {**TINY[GOLF], "total_timesteps": 512, "eval": {"freq": 0}}}
     run_dir = tmp_path / "run"
     config = str(write_config(tmp_path, data))
-    assert train.main(["--config", config, "--run-dir", str(run_dir), "--no-progress-bar", "--seed", "7"]) == 0
+    assert experiment.main(["--config", config, "--run-dir", str(run_dir), "--no-progress-bar", "--seed", "7"]) == 0
     record = json.loads((run_dir / "training.json").read_text())
     assert (record["seed"], record["vec"]) == (7, "dummy")
     assert resume(run_dir, "--seed", "8") == 2
@@ -223,10 +224,10 @@ def test_the_documented_resume_command_works(run, tmp_path, capsys):
     """``train.py --config CONFIG --resume RUN`` (the training guide's command): the config must be the run's."""
     stop_after_first_checkpoint(run)
     config = write_config(tmp_path, {GOLF: {**TINY[GOLF], "total_timesteps": 1536}})
-    assert train.main(["--config", str(config), "--resume", str(run), "--no-progress-bar"]) == 0
+    assert experiment.main(["--config", str(config), "--resume", str(run), "--no-progress-bar"]) == 0
     assert json.loads((run / "training.json").read_text())["timesteps"] == 1536
     other = write_config(tmp_path, {GOLF: {**TINY[GOLF], "n_envs": 2, "policy_kwargs": {"net_arch": [32]}}})
-    assert train.main(["--config", str(other), "--resume", str(run), "--no-progress-bar"]) == 2
+    assert experiment.main(["--config", str(other), "--resume", str(run), "--no-progress-bar"]) == 2
     err = capsys.readouterr().err
     assert f"{other} differs from the config the run trained with: policy_kwargs.net_arch" in err
 
@@ -234,7 +235,7 @@ def test_the_documented_resume_command_works(run, tmp_path, capsys):
 def test_the_report_names_the_best_model_saved_since_a_resume_that_set_the_old_one_aside(run):
     """The kept history's best evaluation (step 512) has no saved model once the abandoned best is set aside:
     the report's best model is the one saved since the resume, with its own step and mean return."""
-    from agents.report import best_checkpoint
+    from agents.training.report import best_checkpoint
 
     kill_after_first_checkpoint(run)
     with np.load(run / "eval" / "evaluations.npz") as data:
@@ -279,7 +280,7 @@ def test_resume_appends_the_monitor_rows_and_keeps_one_timeline(run):
     timing = json.loads((run / "training.json").read_text())
     assert timing["segments"][0] == first  # the interrupted segment's time is kept
     assert len(timing["segments"]) == 2 and timing["train_seconds"] > first["seconds"]
-    from agents.report import _read_monitor
+    from agents.training.report import _read_monitor
 
     steps, scores = _read_monitor(run)
     assert len(scores) == sum(len(rows) - 2 for rows in after.values()) and 1024 < steps[-1] <= 2048
@@ -290,37 +291,37 @@ def test_every_segment_deals_from_its_own_seeds(tmp_path):
     path = tmp_path / "training.json"
     seen: set[int] = set()
     for expected in range(3):
-        clock = train.SegmentClock(path)
+        clock = run_directory.SegmentClock(path)
         assert clock.segment == expected
         clock.start(timesteps=100 * expected)  # then killed: the segment is on record, unfinished
-        first = train.segment_seed(0, clock.segment)
-        deals = set(range(first, first + train.SEED_STRIDE))
+        first = training_envs.segment_seed(0, clock.segment)
+        deals = set(range(first, first + training_envs.SEED_STRIDE))
         assert first >= TRAIN_SEED_BASE and not deals & seen
         seen |= deals
     assert [s["finished"] for s in json.loads(path.read_text())["segments"]] == [False] * 3
-    other_seed = train.segment_seed(1, 0)
-    assert not set(range(other_seed, other_seed + train.SEED_STRIDE)) & seen
+    other_seed = training_envs.segment_seed(1, 0)
+    assert not set(range(other_seed, other_seed + training_envs.SEED_STRIDE)) & seen
 
 
 def test_a_run_dir_holding_a_run_is_refused_unless_resume_or_overwrite(run, tmp_path, capsys):
     config = write_config(tmp_path)
     model = (run / "model.zip").read_bytes()
     args = ["--config", str(config), "--run-dir", str(run), "--no-progress-bar"]
-    assert train.main(args) == 2
+    assert experiment.main(args) == 2
     err = capsys.readouterr().err.strip()
     assert "not empty" in err and "--resume" in err and "--overwrite" in err and len(err.splitlines()) == 1
     assert (run / "model.zip").read_bytes() == model
     (run / "notes.txt").write_text("mine")
-    assert train.main([*args, "--total-timesteps", "512", "--overwrite"]) == 0
+    assert experiment.main([*args, "--total-timesteps", "512", "--overwrite"]) == 0
     assert (run / "notes.txt").read_text() == "mine"  # --overwrite removes the run's files only
     assert json.loads((run / "training.json").read_text())["timesteps"] == 512
-    assert [p.name for p in train.checkpoints(run)] == ["model_512_steps.zip"]
-    assert train.main(["--resume", str(run), "--run-dir", str(tmp_path / "x")]) == 2
+    assert [p.name for p in run_directory.checkpoints(run)] == ["model_512_steps.zip"]
+    assert experiment.main(["--resume", str(run), "--run-dir", str(tmp_path / "x")]) == 2
     assert "--run-dir cannot be combined with --resume" in capsys.readouterr().err
 
 
 def test_a_corrupt_checkpoint_is_named_and_resume_falls_back_to_an_intact_one(run, capsys):
-    newest = train.checkpoints(run)[0]
+    newest = run_directory.checkpoints(run)[0]
     assert newest.name == "model_1024_steps.zip"
     with zipfile.ZipFile(newest, "w") as archive:  # a valid zip, garbage inside
         for name in ("data", "policy.pth", "policy.optimizer.pth", "pytorch_variables.pth"):
@@ -329,7 +330,7 @@ def test_a_corrupt_checkpoint_is_named_and_resume_falls_back_to_an_intact_one(ru
     out = capsys.readouterr()
     assert f"checkpoint {newest} is corrupt" in out.err
     assert "from model_512_steps.zip at 512 steps" in out.out
-    for path in train.checkpoints(run):
+    for path in run_directory.checkpoints(run):
         path.write_bytes(b"PK\x05\x06" + b"\x00" * 18)  # an empty zip archive
     assert resume(run) == 2
     assert "every checkpoint" in capsys.readouterr().err
@@ -346,7 +347,7 @@ def test_checkpoints_are_written_atomically(tmp_path):
     path = tmp_path / "model_512_steps.zip"
     path.write_bytes(b"the whole previous checkpoint")
     with pytest.raises(KeyboardInterrupt):
-        train.save_atomically(Dies(), path)
+        run_directory.save_atomically(Dies(), path)
     assert path.read_bytes() == b"the whole previous checkpoint"
     assert sorted(p.name for p in tmp_path.glob("*.zip")) == ["model_512_steps.zip"]
 
@@ -355,7 +356,7 @@ def test_every_saved_model_carries_its_spec(run):
     """Checkpoints, the best model and the final model are stamped with the env they play when saved."""
     from agents.load import read_model_spec
 
-    saved = [*train.checkpoints(run), run / "eval" / "best_model.zip", run / "model.zip"]
+    saved = [*run_directory.checkpoints(run), run / "eval" / "best_model.zip", run / "model.zip"]
     assert len(saved) == 4
     for path in saved:
         spec = read_model_spec(path)
@@ -367,8 +368,8 @@ def test_every_saved_model_carries_its_spec(run):
 
 def test_a_crash_after_training_leaves_a_stamped_model(tmp_path, monkeypatch):
     """The report failing after training loses nothing: model.zip is already saved with its spec."""
-    from agents import report
     from agents.load import read_model_spec
+    from agents.training import report
 
     def broken(*args, **kwargs):
         raise RuntimeError("the report broke")
@@ -377,7 +378,7 @@ def test_a_crash_after_training_leaves_a_stamped_model(tmp_path, monkeypatch):
     data = {GOLF: {**TINY[GOLF], "total_timesteps": 512, "eval": {"freq": 0}}}
     run_dir = tmp_path / "run"
     with pytest.raises(RuntimeError, match="the report broke"):
-        train.main(["--config", str(write_config(tmp_path, data)), "--run-dir", str(run_dir), "--no-progress-bar"])
+        experiment.main(["--config", str(write_config(tmp_path, data)), "--run-dir", str(run_dir), "--no-progress-bar"])
     spec = read_model_spec(run_dir / "model.zip")
     assert spec is not None and spec.env_id == GOLF
 
@@ -386,7 +387,7 @@ def test_checkpoint_freq_below_one_is_refused(tmp_path, capsys):
     for freq in (0, -5):
         data = {GOLF: {**TINY[GOLF], "checkpoint_freq": freq}}
         run_dir = tmp_path / f"run{freq}"
-        assert train.main(["--config", str(write_config(tmp_path, data)), "--run-dir", str(run_dir)]) == 2
+        assert experiment.main(["--config", str(write_config(tmp_path, data)), "--run-dir", str(run_dir)]) == 2
         assert f"{GOLF}.checkpoint_freq must be at least 1, got {freq}" in capsys.readouterr().err
         assert not run_dir.exists()
 
@@ -413,7 +414,7 @@ def test_a_training_killed_with_sigkill_resumes_with_its_whole_history(tmp_path)
     killed_at = json.loads((run_dir / "training.json").read_text())["timesteps"]
     before_rows = monitor_rows(run_dir)
     before_steps, _ = evaluations(run_dir)
-    newest = int(train.checkpoints(run_dir)[0].stem.split("_")[1])
+    newest = int(run_directory.checkpoints(run_dir)[0].stem.split("_")[1])
     assert killed_at - newest <= 2 * TINY[GOLF]["checkpoint_freq"]  # at most one interval (and a rollout) lost
     total = newest + 512
     assert resume(run_dir, "--total-timesteps", str(total)) == 0

@@ -10,8 +10,9 @@ import gymnasium as gym
 import pytest
 import yaml
 
-import train
-from agents.config import ConfigError, load_config
+from agents.training import envs as training_envs
+from agents.training import experiment
+from agents.training.config import ConfigError, load_config
 
 SMOKE = {
     "patience_gym/Golf-v0": {
@@ -35,7 +36,7 @@ def write_config(tmp_path: Path, data: dict) -> Path:
 
 
 def run(config: Path, run_dir: Path, *extra: str) -> int:
-    return train.main(["--config", str(config), "--run-dir", str(run_dir), "--no-progress-bar", *extra])
+    return experiment.main(["--config", str(config), "--run-dir", str(run_dir), "--no-progress-bar", *extra])
 
 
 def test_smoke_run_writes_model_report_and_plots_that_reload(tmp_path):
@@ -88,7 +89,7 @@ def test_every_held_out_evaluation_plays_the_same_deals():
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
 
     config = load_config(Path("configs/golf.yaml"))
-    envs = train.make_envs(config, 1, 1_000_000, "dummy", cycle=3)
+    envs = training_envs.make_envs(config, 1, 1_000_000, "dummy", cycle=3)
     single = gym.make(config.env_id, **config.env_kwargs)
     model = MaskablePPO("MlpPolicy", envs, seed=0, device="cpu")
     first = envs.reset()[0]
@@ -108,7 +109,7 @@ def test_every_held_out_evaluation_plays_the_same_deals():
         expected.append(total)
     assert runs[0] == sorted(expected)
     with pytest.raises(ValueError, match="single env"):
-        train.make_envs(config, 2, 0, "dummy", cycle=3)
+        training_envs.make_envs(config, 2, 0, "dummy", cycle=3)
 
 
 def test_resume_continues_the_timestep_count_and_the_learning_rate_schedule(tmp_path):
@@ -126,7 +127,7 @@ def test_resume_continues_the_timestep_count_and_the_learning_rate_schedule(tmp_
         late.unlink()
     kept = int(checkpoints[0].stem.split("_")[1])
     assert kept < first
-    assert train.main(["--resume", str(run_dir), "--total-timesteps", "2048", "--no-progress-bar"]) == 0
+    assert experiment.main(["--resume", str(run_dir), "--total-timesteps", "2048", "--no-progress-bar"]) == 0
     resumed = MaskablePPO.load(run_dir / "model.zip").num_timesteps
     assert resumed >= 2048 and resumed - kept < 2048 + 512, "resume restarted from zero"
     timing = json.loads((run_dir / "training.json").read_text())
@@ -141,14 +142,14 @@ def test_resume_without_or_with_corrupt_checkpoint_is_a_clear_error(tmp_path, ca
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "config.yaml").write_text(yaml.safe_dump(SMOKE))
-    assert train.main(["--resume", str(run_dir), "--no-progress-bar"]) == 2
+    assert experiment.main(["--resume", str(run_dir), "--no-progress-bar"]) == 2
     assert "no checkpoint" in capsys.readouterr().err
     (run_dir / "checkpoints").mkdir()
     (run_dir / "checkpoints" / "model_512_steps.zip").write_bytes(b"not a zip at all")
-    assert train.main(["--resume", str(run_dir), "--no-progress-bar"]) == 2
+    assert experiment.main(["--resume", str(run_dir), "--no-progress-bar"]) == 2
     err = capsys.readouterr().err
     assert "model_512_steps.zip is corrupt" in err and "every checkpoint" in err
-    assert train.main(["--resume", str(tmp_path / "nowhere"), "--no-progress-bar"]) == 2
+    assert experiment.main(["--resume", str(tmp_path / "nowhere"), "--no-progress-bar"]) == 2
     assert "config.yaml is missing" in capsys.readouterr().err
 
 
@@ -232,7 +233,7 @@ def test_config_file_level_errors(tmp_path, capsys):
     two = write_config(tmp_path, {"a": {}, "b": {}})
     with pytest.raises(ConfigError, match="choose one with --env-id"):
         load_config(two)
-    assert train.main(["--config", str(bad), "--no-progress-bar"]) == 2
+    assert experiment.main(["--config", str(bad), "--no-progress-bar"]) == 2
     assert "not valid YAML" in capsys.readouterr().err
 
 
@@ -261,7 +262,7 @@ def test_committed_configs_of_the_other_families_train_and_report(tmp_path, conf
     env_id = load_config(config_path).env_id
     run_dir = tmp_path / "run"
     extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2", "--pretrain-episodes", "2"]
-    assert train.main(["--config", str(config_path), "--run-dir", str(run_dir), "--no-progress-bar", *extra]) == 0
+    assert experiment.main(["--config", str(config_path), "--run-dir", str(run_dir), "--no-progress-bar", *extra]) == 0
     for name in ("model.zip", "report.md", "results.json", "scores.png", "config.yaml"):
         assert (run_dir / name).is_file(), name
     results = json.loads((run_dir / "results.json").read_text())
@@ -277,13 +278,13 @@ def test_committed_configs_of_the_other_families_train_and_report(tmp_path, conf
 
 def test_golf_moves_config_trains_and_its_model_plays_rounds(tmp_path):
     """The move-scoring Golf config through train.py, then its hole model over a nine-hole round."""
-    from agents.evaluate import play_episodes
+    from agents.evaluation.evaluate import play_episodes
     from agents.ppo import PPOAgent
 
     config_path = Path(__file__).resolve().parent.parent / "configs" / "golf_moves_decay2.yaml"
     hole_run = tmp_path / "hole"
     extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2"]
-    assert train.main(["--config", str(config_path), "--run-dir", str(hole_run), "--no-progress-bar", *extra]) == 0
+    assert experiment.main(["--config", str(config_path), "--run-dir", str(hole_run), "--no-progress-bar", *extra]) == 0
     summary = play_episodes(
         "patience_gym/GolfRound-v0", PPOAgent(hole_run / "model.zip"), [7], {"obs_encoding": "runs"}
     )
@@ -293,8 +294,9 @@ def test_golf_moves_config_trains_and_its_model_plays_rounds(tmp_path):
 
 
 def test_the_report_of_a_finished_run_can_be_written_again(tmp_path, capsys):
-    """``python -m agents.report RUN_DIR`` re-evaluates a finished run; a directory that is not one is named."""
-    from agents import report
+    """``python -m agents.training.report RUN_DIR`` re-evaluates a finished run; a directory that is not one is
+    named."""
+    from agents.training import report
 
     run_dir = tmp_path / "run"
     assert run(write_config(tmp_path, SMOKE), run_dir) == 0
@@ -313,6 +315,7 @@ class FakeVector:
 
     def __init__(self):
         self.made = []
+        self.sb3 = self  # the SB3 adapter's module, patience_gym.vector.sb3
 
     def batched_supported(self, env_id, obs_encoding=None):
         return env_id == "patience_gym/Golf-v0" and obs_encoding in (None, "ids", "planes")
@@ -338,13 +341,13 @@ def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_
     monkeypatch.setitem(sys.modules, "patience_gym.vector", fake)
     monkeypatch.setattr(patience_gym, "vector", fake, raising=False)
     assert config.vec == "batched"  # the default
-    assert train.select_vec("batched", config) == ("batched", None)
-    kind, why = train.select_vec("batched", runs)
+    assert training_envs.select_vec("batched", config) == ("batched", None)
+    kind, why = training_envs.select_vec("batched", runs)
     assert kind == "dummy" and "no batched engine for patience_gym/Golf-v0 with obs_encoding='runs'" in why
-    assert train.select_vec("subproc", config) == ("subproc", None)
-    assert train.select_vec("dummy", config) == ("dummy", None)
+    assert training_envs.select_vec("subproc", config) == ("subproc", None)
+    assert training_envs.select_vec("dummy", config) == ("dummy", None)
     # The batched env is made with the run's seed and logged to an appendable monitor file.
-    envs = train.make_envs(config, 2, 7, "batched", tmp_path / "monitor")
+    envs = training_envs.make_envs(config, 2, 7, "batched", tmp_path / "monitor")
     assert fake.made == [("patience_gym/Golf-v0", 2, 7, {"render_mode": None, **config.env_kwargs})]
     assert (tmp_path / "monitor" / "batched.monitor.csv").is_file()
     envs.close()
@@ -354,12 +357,12 @@ def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_
     )
     monkeypatch.setitem(sys.modules, "patience_gym.vector", split)
     monkeypatch.setattr(patience_gym, "vector", split)
-    assert train.select_vec("batched", config) == ("batched", None)
-    assert train.batched_maker() == fake.make_sb3_vec_env
+    assert training_envs.select_vec("batched", config) == ("batched", None)
+    assert training_envs.batched_maker() == fake.make_sb3_vec_env
     # Without the package (or numba), batched falls back to dummy and says why.
     monkeypatch.setitem(sys.modules, "patience_gym.vector", None)
     monkeypatch.delattr(patience_gym, "vector")
-    kind, why = train.select_vec("batched", config)
+    kind, why = training_envs.select_vec("batched", config)
     assert kind == "dummy" and "not installed" in why
 
 
@@ -367,7 +370,7 @@ def test_learning_curve_reader_matches_the_monitor_files(tmp_path):
     """SB3's loader gives the rows in the order the episodes ended, as the hand-written reader did."""
     import numpy as np
 
-    from agents.report import _read_monitor
+    from agents.training.report import _read_monitor
 
     folder = tmp_path / "monitor"
     folder.mkdir()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import patience_gym
-from agents.greedy_golf import GolfGreedy
+from agents.baselines.greedy_golf import GolfGreedy
 from patience_gym.core import IllegalActionError
 from patience_gym.vector.base import BatchedGame, BatchedVectorEnv
 from patience_gym.vector.golf import BatchedGolf, BatchedGolfRound

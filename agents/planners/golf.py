@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from agents.golf_solver import solve
-from agents.greedy_golf import choose_move
 from agents.planners.base import DeterminizationPlanner
+from agents.solvers.golf import solve
 from patience_gym.env import PatienceEnv
 from patience_gym.games.golf import Golf, GolfState, hole_in_play
+from patience_gym.heuristics.golf_greedy import choose_move
 
 SAMPLES = 16
 MAX_NODES = 20_000

@@ -3,14 +3,14 @@
 Each sampled world deals the unseen cards (the two packs minus the columns,
 the foundations and the waiver or pocket) in a random order as the stock.
 A candidate move is scored by playing the greedy baseline
-(:mod:`agents.greedy_milligan`, which reads only the visible position) after
+(:mod:`agents.baselines.greedy_milligan`, which reads only the visible position) after
 it until ``deals`` deals have been made (the move itself counting if it is
 one) and the greedy is about to deal again, or the end, or ``max_moves``
 moves, and taking the greedy's position score there. Every candidate is
 thus judged after the same number of deals, so dealing early gains nothing
 from a fixed move horizon. (The score: +100 per card on the foundations,
 less covered needed cards, broken sequences and a held reserve card; see
-:func:`agents.greedy_milligan.evaluate`.)
+:func:`agents.baselines.greedy_milligan.evaluate`.)
 
 Once the stock is out nothing is hidden, and the planner plays the greedy's
 move (with the greedy's own short search): short rollouts misjudged those
@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from agents.greedy_milligan import MilliganGreedy, evaluate
+from agents.baselines.greedy_milligan import MilliganGreedy, evaluate
 from agents.planners.base import DeterminizationPlanner
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState

@@ -3,7 +3,7 @@
 In the first pass the undealt pack is face down: each sampled world deals the
 unseen cards (the 52 minus the foundations, the packets and the dealt card)
 in a random order. Each candidate move is scored by playing the greedy
-baseline (:mod:`agents.greedy_puss`, which reads only what a player sees)
+baseline (:mod:`agents.baselines.greedy_puss`, which reads only what a player sees)
 from the position after the move to the end of the game (or for ``depth``
 moves), the value being the cards on the foundations.
 
@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from agents.greedy_puss import choose_move
+from agents.baselines.greedy_puss import choose_move
 from agents.planners.base import DeterminizationPlanner
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import DEAL, NUM_CORNERS, REDEAL, TAKE, PussInTheCorner, PussState

@@ -69,7 +69,7 @@ _SHARED = """
     (none, 1..8). The rows and instance order make it exact too.
 
     ``obs_encoding="moves"``: ``Box(-1, 1, (4805,), float32)``, for
-    move-scoring networks (``agents.networks.MoveListScorer``): the planes;
+    move-scoring networks (``agents.training.networks.MoveListScorer``): the planes;
     9 position values (cards on the foundations, the cover of the next
     needed cards, breaks, vacancies, legal moves, the best change of the
     greedy baseline's evaluation, stock out, reserve held, more legal moves

@@ -67,7 +67,7 @@ class PussInTheCornerEnv(PatienceEnv):
       the redeal, 1 place the dealt card, 2 take up the next packet;
     * ``248``: 1 while a dealt 7's merge privilege is open.
 
-    The first 245 slots are card slots (``agents.networks.CardEmbedding``
+    The first 245 slots are card slots (``agents.training.networks.CardEmbedding``
     with ``card_slots=245``). ``obs_encoding="planes"``: ``Box(0, 1, (630,),
     float32)``, card-centric: for each of the 52 cards 12 values (in the
     pack, in hand, on foundation f1..f4, in packet A..D, top of its packet,
@@ -83,7 +83,7 @@ class PussInTheCornerEnv(PatienceEnv):
     packet's top must wait for their foundations, what a play uncovers, a
     merge's margins, each packet in dealing order for the take-up; all 0 for
     an illegal action), as :mod:`patience_gym.heuristics.puss_moves` documents.
-    For ``agents.networks.MoveScorer`` (``global_size=686,
+    For ``agents.training.networks.MoveScorer`` (``global_size=686,
     move_features=29``).
     ``obs_encoding="moves_replay"``: ``Box(-1, 1, (2329,), float32)``: the
     ``moves`` encoding with 31 features per action. The two new ones are set

@@ -14,12 +14,8 @@ plays. Ties in length keep the most open ending.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
 
 from patience_gym.cards import RANK
-from patience_gym.games.golf import DEAL, Golf, GolfState, hole_in_play
 
 #: A search visits at most this many positions per observation (runs are short in practice).
 MAX_NODES = 50_000
@@ -83,21 +79,3 @@ def column_runs(
         else:
             out.append((0, 0))
     return out
-
-
-def choose_move(game: Golf, state: GolfState, mask: np.ndarray) -> int:
-    """The greedy move in the hole ``state`` (legal under ``mask``): the longest run first, then the most
-    open ending, then the taller column (ties: the lowest column); turn a stock card only when nothing plays."""
-    plays = [a for a in range(DEAL) if mask[a]]
-    if not plays:
-        return DEAL
-    if len(plays) == 1:
-        return plays[0]
-    runs = column_runs(game.fits, state.columns, state.waste)
-    return max(plays, key=lambda a: (*runs[a], len(state.columns[a]), -a))
-
-
-def greedy_move(game: Any, state: Any, mask: np.ndarray) -> int:
-    """The greedy baseline's move in a Golf hole or round (the game table's ``greedy_move``)."""
-    hole_game, hole = hole_in_play(game, state)
-    return choose_move(hole_game, hole, mask)

@@ -45,7 +45,7 @@ greedy's evaluation, a player looks a few moves ahead before dealing:
 deal) for one that ends strictly better than now. ``25`` marks the first move
 of the best such line, ``26`` is that line's gain (/200); when there is none,
 ``25`` marks the deal (if the stock has cards). This is the search the greedy
-baseline makes at that point (:mod:`agents.greedy_milligan`, steps 3 and 4),
+baseline makes at that point (:mod:`agents.baselines.greedy_milligan`, steps 3 and 4),
 read from the face-up cards only, like every other feature. (It is not run
 when the legal moves overflow the list, where the greedy's first two steps
 could not be read from the rows either; such positions are flagged.)
@@ -101,7 +101,7 @@ SEARCH_DEPTH = 3
 #: more legal moves than rows.
 EXTRA = 9
 
-#: The greedy baseline's weights (see :mod:`agents.greedy_milligan`).
+#: The greedy baseline's weights (see :mod:`agents.baselines.greedy_milligan`).
 W_FOUNDATION = 100
 W_COVER = 1
 W_BREAK = 3

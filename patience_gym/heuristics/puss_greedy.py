@@ -30,7 +30,7 @@ They live here, beside the rules, because the ``moves_replay`` observation
 encoding gives each take-up action the outcome of this same mental replay
 (:func:`redeal_values`), and ``moves_replay_all`` gives every second-pass
 action the outcome of the greedy's replay after it (:class:`SecondPassReplay`);
-:class:`agents.greedy_puss.PussGreedy` plays them.
+:class:`agents.baselines.greedy_puss.PussGreedy` plays them.
 """
 
 from __future__ import annotations

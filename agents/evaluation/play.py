@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m agents.play patience_gym/MissMilligan-v0 --seed 3 --hint-agent planner
-    python -m agents.play patience_gym/Golf-v0 --env-kwargs '{"obs_encoding": "runs"}' \\
+    python -m agents.evaluation.play patience_gym/MissMilligan-v0 --seed 3 --hint-agent planner
+    python -m agents.evaluation.play patience_gym/Golf-v0 --env-kwargs '{"obs_encoding": "runs"}' \\
         --hint-agent ppo:models/golf_moves_decay2.zip
 
 The game, its commands and its record are :mod:`patience_gym.play`'s (``python -m
@@ -43,7 +43,9 @@ def agent_hint(spec: str, session: Session) -> Hint:
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """:func:`patience_gym.play.main` with ``--hint-agent``; returns the exit status."""
-    return play.main(argv, stdin, stdout, hint_maker=agent_hint, prog="python -m agents.play", description=__doc__)
+    return play.main(
+        argv, stdin, stdout, hint_maker=agent_hint, prog="python -m agents.evaluation.play", description=__doc__
+    )
 
 
 if __name__ == "__main__":

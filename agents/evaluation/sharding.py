@@ -1,14 +1,16 @@
-"""Run independent shards of work serially or as Ray tasks, with results in shard order.
+"""Run independent shards of work serially, in worker processes or as Ray tasks, with results in shard order.
 
-``serial`` runs every shard in this process. ``ray`` (the optional extra ``patience_gym[ray]``) runs each
-shard as a Ray task: on a local cluster started here with ``workers`` CPUs (default: every core), or on an
-existing cluster at ``address`` (``"auto"``, ``"ray://host:10001"``, ``"host:6379"``), whose nodes must be
-able to import ``patience_gym`` and ``agents`` (install the package there, or pass a ``runtime_env``).
-Ray is imported only on the ``ray`` path.
+``serial`` runs every shard in this process. ``process`` runs them in up to ``workers`` spawned processes on
+this machine (default: every core); ``--jobs N`` of the command-line tools is this backend with N workers.
+``ray`` (the optional extra ``patience_gym[ray]``) runs each shard as a Ray task: on a local cluster started
+here with ``workers`` CPUs (default: every core), or on an existing cluster at ``address`` (``"auto"``,
+``"ray://host:10001"``, ``"host:6379"``), whose nodes must be able to import ``patience_gym`` and ``agents``
+(install the package there, or pass a ``runtime_env``). Ray is imported only on the ``ray`` path.
 
-Both backends return the same results: a shard's result depends only on the shard, and the results are
-handed back in shard order whatever order they finish in. :func:`agents.evaluate.evaluate_sharded` plays
-the evaluation tool's agents this way, deal block by deal block.
+Every backend returns the same results: a shard's result depends only on the shard, and the results are
+handed back in shard order whatever order they finish in. This module knows nothing of agents: the
+evaluation tool (:func:`agents.evaluation.evaluate.evaluate_sharded`, ``--jobs``), behaviour cloning's
+recording (:func:`agents.training.imitation.collect`) and the benchmarks hand it their own shards.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any, TypeVar
 S = TypeVar("S")
 R = TypeVar("R")
 
-BACKENDS = ("serial", "ray")
+BACKENDS = ("serial", "process", "ray")
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024**2  # shard results are small; keep a local cluster's shared memory modest
 
 
@@ -51,13 +53,17 @@ def backend_session(
 ) -> Iterator[int]:
     """Make the backend ready and yield how many shards it runs at once.
 
-    ``serial``: 1. ``ray``: connects to the cluster at ``address``, or starts a local one with ``workers``
-    CPUs (default: every core), unless Ray is already initialised; yields the cluster's CPU count
-    (``workers`` when given, for an existing cluster) and shuts down only a connection it made.
+    ``serial``: 1. ``process``: ``workers`` (default: every core). ``ray``: connects to the cluster at
+    ``address``, or starts a local one with ``workers`` CPUs (default: every core), unless Ray is already
+    initialised; yields the cluster's CPU count (``workers`` when given, for an existing cluster) and shuts
+    down only a connection it made.
     """
     _check(backend, address, workers)
     if backend == "serial":
         yield 1
+        return
+    if backend == "process":
+        yield workers or os.cpu_count() or 1
         return
     ray = _import_ray()
     started = not ray.is_initialized()
@@ -92,9 +98,11 @@ def run_sharded(
     """``[task_fn(shard) for shard in shards]``, on ``backend``; results in shard order.
 
     ``task_fn`` must be a module-level function (Ray sends it to the workers by name) and each shard
-    picklable. ``on_result(index, result)`` is called in this process as each shard finishes (in finishing
-    order under Ray), e.g. to keep it on disk. Under Ray each shard is a task of one CPU; at most
-    ``workers`` run at once (default: as many as the cluster has CPUs). A task's error is raised here.
+    picklable (the ``process`` and ``ray`` backends send them by name). ``on_result(index, result)`` is called
+    in this process as each shard finishes (in finishing order under ``process`` and Ray), e.g. to keep it on
+    disk. Under ``process`` at most ``workers`` spawned processes run shards (default: one per core); under
+    Ray each shard is a task of one CPU, at most ``workers`` at once (default: as many as the cluster has
+    CPUs). A task's error is raised here.
     """
     _check(backend, address, workers)
     shards = list(shards)
@@ -105,9 +113,33 @@ def run_sharded(
             if on_result is not None:
                 on_result(i, results[-1])
         return results
+    if backend == "process":
+        return _run_processes(task_fn, shards, workers or os.cpu_count() or 1, on_result)
     with backend_session(backend, address, workers, runtime_env) as slots:
         # ``workers`` caps the tasks in flight; else keep two per CPU queued so no worker waits on this loop
         return _run_ray(task_fn, shards, slots if workers else 2 * slots, on_result)
+
+
+def _run_processes(
+    task_fn: Callable[[S], R], shards: list[S], workers: int, on_result: Callable[[int, R], None] | None
+) -> list[R]:
+    """The shards in at most ``workers`` spawned processes (spawn: no copy of this process's threads or
+    torch state), results in shard order."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    if not shards:
+        return []
+    results: list[Any] = [None] * len(shards)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, len(shards)), mp_context=context) as pool:
+        futures = {pool.submit(task_fn, shard): i for i, shard in enumerate(shards)}
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            if on_result is not None:
+                on_result(i, results[i])
+    return results
 
 
 def _run_ray(

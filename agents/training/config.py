@@ -22,10 +22,8 @@ or overlapping deal seeds is a :class:`ConfigError` naming the key and the file.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 import re
-import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -37,18 +35,20 @@ from pydantic import (
     Strict,
     TypeAdapter,
     ValidationError,
-    create_model,
     field_validator,
     model_validator,
 )
 from pydantic.dataclasses import dataclass
+
+from agents.pydantic_errors import describe
 
 #: The PPO policies a report may play (``report.model``).
 REPORT_MODELS = ("final", "best")
 
 #: Training deals use seeds from here on (train.py), so no config seed below it is ever a training deal.
 TRAIN_SEED_BASE = 100_000_000
-#: Most training envs of a run (each segment deals from MAX_ENVS seeds of its own: see train.segment_seed).
+#: Most training envs of a run (each segment deals from MAX_ENVS seeds of its own: see
+#: agents.training.envs.segment_seed).
 MAX_ENVS = 10_000
 
 #: Hyperparameters that may be a schedule: ``lin_<start>`` decays linearly to 0 (rl-zoo's notation).
@@ -99,10 +99,10 @@ class ReportConfig:
 
 @dataclass(config=_STRICT)
 class PretrainConfig:
-    """Behaviour cloning of a teacher before PPO (:mod:`agents.imitation`); ``episodes: 0`` skips it."""
+    """Behaviour cloning of a teacher before PPO (:mod:`agents.training.imitation`); ``episodes: 0`` skips it."""
 
     teacher: Annotated[str, Strict()] = (
-        "greedy"  # greedy, planner or solver (privileged: see agents.imitation); options: planner:margin=1
+        "greedy"  # greedy, planner or solver (privileged: see agents.training.imitation); options: planner:margin=1
     )
     episodes: Annotated[int, Strict(), Field(ge=0)] = 0  # teacher games to record
     seed: Seed = 2_000_000  # their deal seeds start here (apart from the eval and report deals)
@@ -219,40 +219,6 @@ _TRAIN = TypeAdapter(TrainConfig)
 _PPO = TypeAdapter(PPOConfig)
 
 
-def describe(error: ValidationError, prefix: str = "", names: dict[str, str] | None = None) -> str:
-    """The first problem of a pydantic ``error`` in words: the dotted key (or its flag in ``names``) and why."""
-    first = error.errors()[0]
-    loc = [str(p) for p in first["loc"] if not str(p).startswith("function-")]
-    key = ".".join(loc)
-    where = names[key] if names and key in names else ".".join(filter(None, [prefix, key]))
-    kind, ctx, value = first["type"], first.get("ctx", {}), first.get("input")
-    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return f"unknown key {where}"
-    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-        bound = next(iter(ctx.values()))
-        words = {
-            "greater_than_equal": "0 or more" if bound == 0 else f"at least {bound}",
-            "greater_than": f"greater than {bound}",
-            "less_than_equal": f"at most {bound}",
-            "less_than": f"below {bound:,}" if isinstance(bound, int) else f"below {bound}",
-        }[kind]
-        return f"{where} must be {words}, got {value!r}"
-    if kind == "finite_number":
-        return f"{where} must be a finite number, got {value!r}"
-    if kind == "literal_error":
-        return f"{where} must be one of {ctx['expected'].replace(chr(39), '').replace(' or ', ', ')}, got {value!r}"
-    if kind == "value_error":
-        message = str(ctx.get("error", first["msg"]))
-        return f"{where}{message}" if message.startswith((".", ":")) else f"{where} {message}"
-    names_of = {"int": "int", "float": "float", "bool": "bool", "string": "str", "list": "list", "dict": "a mapping"}
-    for stem, name in names_of.items():
-        if kind.startswith(stem + "_"):
-            return f"{where} must be {name}, got {value!r}"
-    if kind == "dataclass_type":
-        return f"{where} must be a mapping, got {value!r}"
-    return f"{where}: {first['msg']}, got {value!r}"
-
-
 def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
     """The config of ``env_id`` (or of the file's only env) from a YAML file, fully checked."""
     path = Path(path)
@@ -361,6 +327,8 @@ def _check_env(config: TrainConfig, prefix: str) -> Any:
 
 def _check_agents(config: TrainConfig, game: Any, prefix: str, names: dict[str, str]) -> None:
     """Every report agent and the warm start's teacher exist for the game and take their options."""
+    from agents.registry import check_agent_spec
+
     checks = [(f"report.agents[{i}]", spec) for i, spec in enumerate(config.report.agents)]
     if config.pretrain.episodes > 0:
         checks.append(("pretrain.teacher", config.pretrain.teacher))
@@ -370,65 +338,6 @@ def _check_agents(config: TrainConfig, game: Any, prefix: str, names: dict[str, 
         except ValueError as exc:
             where = names.get(key, f"{prefix}.{key}")
             raise ConfigError(f"{where}: {exc}") from None
-
-
-def check_agent_spec(
-    spec: str, game_name: str, env_id: str | None = None, env_kwargs: dict[str, Any] | None = None
-) -> None:
-    """A ValueError naming what is wrong with an agent spec (``planner:samples=12``) for ``game_name``;
-    a ``ppo:PATH`` agent is loaded for ``gym.make(env_id, **env_kwargs)``, the env it is to play."""
-    from agents import registry
-
-    kind, _, arg = spec.partition(":")
-    if kind == "ppo":  # built as the report builds it: the model is found and loaded now, not after training
-        try:
-            registry.make_agent(spec, game_name, env_id=env_id, env_kwargs=env_kwargs)
-        except (OSError, TypeError, ValueError) as exc:
-            raise ValueError(str(exc)) from None
-        return
-    options = registry.agent_options(spec)
-    if kind == "random":
-        if options:
-            raise ValueError(f"agent {spec!r}: random takes no options")
-        return
-    table = {"greedy": registry.GREEDY, "solver": registry.SOLVER, "planner": registry.PLANNER}.get(kind)
-    if table is None:
-        raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner or ppo:PATH")
-    target = table.get(game_name)
-    if target is None:
-        raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
-    model = _agent_options_model(target)
-    try:
-        model.model_validate({k: int(v) if v is not None and v.is_integer() else v for k, v in options.items()})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        name = first["loc"][0] if first["loc"] else "?"
-        if first["type"] == "extra_forbidden":
-            raise ValueError(f"unknown option {name} (options: {', '.join(model.model_fields) or 'none'})") from None
-        raise ValueError(describe(exc).replace(f"{name} must", f"option {name} must", 1)) from None
-    try:
-        registry.make_agent(spec, game_name)  # the class's own checks (planner samples >= 1, ...)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _agent_options_model(target: str) -> Any:
-    """A pydantic model of an agent class's options: its constructor's parameters, none of them negative."""
-    import importlib
-
-    module, cls_name = target.split(":")
-    init = getattr(importlib.import_module(module), cls_name).__init__
-    hints = typing.get_type_hints(init)
-    fields: dict[str, Any] = {}
-    for name, param in inspect.signature(init).parameters.items():
-        if name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        hint = hints.get(name, Any)
-        base = int if hint in (int, int | None, bool) else float
-        default = param.default if param.default is not param.empty else ...
-        number = Annotated[base, Field(ge=0)]  # type: ignore[valid-type]
-        fields[name] = (number | None if type(None) in typing.get_args(hint) else number, default)
-    return create_model(cls_name + "Options", __config__=ConfigDict(extra="forbid"), **fields)
 
 
 def config_to_dict(config: TrainConfig) -> dict[str, Any]:
@@ -488,24 +397,3 @@ def resolve_policy_kwargs(policy_kwargs: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError(f"policy_kwargs.activation_fn: torch.nn has no {activation!r}")
         resolved["activation_fn"] = getattr(nn, activation)
     return resolved
-
-
-_LEGACY: dict[str, type] = {}
-
-
-def __getattr__(name: str) -> Any:
-    """``agents.config.LinearSchedule``: the name models saved before SB3's schedule was used pickled."""
-    if name != "LinearSchedule":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if not _LEGACY:
-        from stable_baselines3.common.utils import LinearSchedule as SB3Linear
-
-        class LinearSchedule(SB3Linear):
-            """Unpickles the old ``start * progress_remaining`` schedule as SB3's."""
-
-            def __setstate__(self, state: dict[str, Any]) -> None:
-                SB3Linear.__init__(self, state["start"], 0.0, 1.0)
-
-        LinearSchedule.__module__, LinearSchedule.__qualname__ = __name__, "LinearSchedule"
-        _LEGACY[name] = LinearSchedule
-    return _LEGACY[name]

@@ -33,7 +33,8 @@ import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
-from agents.evaluate import run_episode
+from agents.evaluation.evaluate import run_episode
+from agents.evaluation.sharding import run_sharded
 from agents.registry import make_agent
 from patience_gym.env import PatienceEnv
 
@@ -93,20 +94,15 @@ def collect(
         parts = [_record(env_id, env_kwargs, teacher, seeds, gamma, student)]
     else:
         import tempfile
-        from multiprocessing import get_context
 
         size = -(-len(seeds) // jobs)
         blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
         with tempfile.TemporaryDirectory(prefix="patience_gym_record_") as folder:
             files = [str(Path(folder) / f"obs{i}.npy") for i in range(len(blocks))]
-            with get_context("spawn").Pool(len(blocks)) as pool:
-                parts = pool.starmap(
-                    _record_to_file,
-                    [
-                        (env_id, env_kwargs, teacher, block, gamma, f, student)
-                        for block, f in zip(blocks, files, strict=True)
-                    ],
-                )
+            tasks = [
+                (env_id, env_kwargs, teacher, block, gamma, f, student) for block, f in zip(blocks, files, strict=True)
+            ]
+            parts = run_sharded(_record_task, tasks, "process", workers=len(blocks))
             for part, f in zip(parts, files, strict=True):
                 part.obs = np.load(f, mmap_mode="r")
             return _join(parts, start)
@@ -200,6 +196,11 @@ def _record(
         seconds=time.perf_counter() - start,
         played=played,
     )
+
+
+def _record_task(task: tuple[Any, ...]) -> Demonstrations:
+    """:func:`_record_to_file` of one block of seeds (a shard of :func:`collect`, in a worker process)."""
+    return _record_to_file(*task)
 
 
 def _record_to_file(

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m agents.evaluate --env ENV_ID --agents random greedy planner solver ppo:RUN/model.zip \\
+    python -m agents.evaluation.evaluate --env ENV_ID --agents random greedy planner solver ppo:RUN/model.zip \\
         --episodes 1000 --seed 0 [--env-kwargs '{"RULE_OPTION": true}'] [--json results.json] \\
         [--records DIR] [--backend ray [--address ADDR] [--workers N]]
 
@@ -26,8 +26,8 @@ import numpy as np
 from scipy import stats
 
 import patience_gym
-from agents.backends import backend_session, run_sharded
 from agents.base import Agent
+from agents.evaluation.sharding import backend_session, run_sharded
 from agents.registry import make_agent
 from patience_gym.env import env_kwargs_from_json
 from patience_gym.records import RecordEpisodes
@@ -255,8 +255,8 @@ def _play_block(
     return play_episodes(env_id, agent, seeds, env_kwargs, records)
 
 
-def _play_task(task: tuple[str, str, str | None, str, list[int], dict[str, Any]]) -> Summary:
-    """:func:`_play_block` of one shard of :func:`evaluate_sharded` (a Ray task)."""
+def _play_task(task: tuple[Any, ...]) -> Summary:
+    """:func:`_play_block` of one shard: ``(env_id, spec, name, game_name, seeds, env_kwargs[, records])``."""
     return _play_block(*task)
 
 
@@ -271,15 +271,10 @@ def _play_in_parallel(
     records: str | Path | None = None,
 ) -> Summary:
     """:func:`play_episodes` over ``jobs`` blocks of ``seeds`` in parallel processes, joined in seed order."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     size = math.ceil(len(seeds) / jobs)
     blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
-    with ProcessPoolExecutor(len(blocks), mp_context=multiprocessing.get_context("spawn")) as pool:
-        args = [(env_id, spec, name, game_name, b, env_kwargs, records) for b in blocks]
-        parts = list(pool.map(_play_block, *zip(*args)))
-    return join_summaries(parts)
+    tasks = [(env_id, spec, name, game_name, block, env_kwargs, records) for block in blocks]
+    return join_summaries(run_sharded(_play_task, tasks, "process", workers=len(blocks)))
 
 
 def join_summaries(parts: Sequence[Summary]) -> Summary:
@@ -303,7 +298,8 @@ def evaluate_sharded(
     workers: int | None = None,
     shard_size: int | None = None,
 ) -> list[Summary]:
-    """:func:`evaluate` with every agent's deals cut into blocks run on ``backend`` (see :mod:`agents.backends`).
+    """:func:`evaluate` with every agent's deals cut into blocks run on ``backend``
+    (see :mod:`agents.evaluation.sharding`).
 
     Returns one :class:`Summary` per spec, in spec order, whose ``scores`` are per deal in ``seeds`` order:
     the same as a serial evaluation of those seeds. ``shard_size`` deals per task (default: about four
@@ -411,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     """Every check of the command line that can fail, before the games: the env kwargs and lower-is-better."""
-    from agents.config import check_agent_spec
+    from agents.registry import check_agent_spec
 
     env_kwargs = env_kwargs_from_json(args.env_kwargs)
     if args.episodes < 1:

@@ -9,7 +9,7 @@ slot look at the others, and the flattened result, with the scaled numbers,
 is the feature vector. Use it in a config as::
 
     policy_kwargs:
-      features_extractor_class: agents.networks.CardEmbedding
+      features_extractor_class: agents.training.networks.CardEmbedding
       features_extractor_kwargs: {card_slots: 36, embed_dim: 32}
 """
 

@@ -2,9 +2,9 @@
 
 Usage::
 
-    python -m agents.watch --env patience_gym/Golf-v0 --agent greedy --seed 3 --out game.gif
-    python -m agents.watch --record game.json --out game.gif
-    python -m agents.watch --env patience_gym/Golf-v0 --agent ppo:models/golf.zip --seed 3 --out ppo.gif
+    python -m agents.evaluation.watch --env patience_gym/Golf-v0 --agent greedy --seed 3 --out game.gif
+    python -m agents.evaluation.watch --record game.json --out game.gif
+    python -m agents.evaluation.watch --env patience_gym/Golf-v0 --agent ppo:models/golf.zip --seed 3 --out ppo.gif
 
 Any agent spec that ``agents.registry.make_agent`` reads works; a PPO model that
 carries its spec (``agents.load``) brings its own env kwargs. ``--record-out``

@@ -12,7 +12,7 @@ searching is one that can still beat the best found. The search:
 * **Depth-first on copies** of the live state (``state.copy()``,
   ``game.apply``), so it plays by the rules module itself.
 * **Limited discrepancy.** Children are ordered by the greedy baseline
-  (:func:`agents.greedy_puss.choose_move` first, then the rest by the same
+  (:func:`agents.baselines.greedy_puss.choose_move` first, then the rest by the same
   "wait" measure) and the search runs in rounds: round ``k`` follows the
   greedy choice everywhere except at up to ``k`` decisions (any other child
   costs one discrepancy; the packets are taken up for the redeal lowest mean
@@ -61,7 +61,7 @@ its final score is the one reported. ``nodes`` counts positions expanded and
 never exceeds ``max_nodes``; ``max_seconds`` is checked every 256 nodes
 (the greedy start and finish, one game each, come on top of both budgets).
 
-    python -m agents.puss_solver --seed 3 [--max-nodes N] [--max-seconds S]
+    python -m agents.solvers.puss --seed 3 [--max-nodes N] [--max-seconds S]
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ go on (the King, by the book) ends one, so clearing the links takes at least
 ``max(|odd - even| - wraps, kings)`` chains, and each chain missing leaves a
 card on the links.
 
-    python -m agents.golf_solver board.txt [--queens-on-kings] [--wrap-ranks]
+    python -m agents.solvers.golf board.txt [--queens-on-kings] [--wrap-ranks]
 
 reads PySolFC / black-hole-solver board text and prints the minimum score
 and a move list (in the env's notation) that reaches it.
@@ -43,7 +43,7 @@ class GolfSolution:
 
 
 try:  # the same search in C, built by `pip install -e .` when a compiler is present
-    from agents import _golf_solver as _fast  # type: ignore[attr-defined]
+    from agents.solvers import _golf_solver as _fast  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the build
     _fast = None
 

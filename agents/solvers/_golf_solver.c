@@ -1,4 +1,4 @@
-/* Fast core of agents/golf_solver.py: the same depth-first search, in C.
+/* Fast core of agents/solvers/golf.py: the same depth-first search, in C.
  *
  * solve(fits: bytes[14*14], columns: list[list[int ranks]], stock: list[int ranks],
  *       waste: int rank, max_nodes: int) -> (score, moves: list[int], nodes, exact)
@@ -241,7 +241,7 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"solve", py_solve, METH_VARARGS, "Depth-first Golf search; see agents/golf_solver.py."},
+    {"solve", py_solve, METH_VARARGS, "Depth-first Golf search; see agents/solvers/golf.py."},
     {NULL, NULL, 0, NULL},
 };
 

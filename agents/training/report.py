@@ -1,6 +1,6 @@
 """The final report of a training run: PPO against the baselines on the same deals.
 
-``train.py`` writes it at the end of a run. ``python -m agents.report RUN_DIR`` writes it again for a
+``train.py`` writes it at the end of a run. ``python -m agents.training.report RUN_DIR`` writes it again for a
 finished run (its ``config.yaml``, ``training.json`` and ``model.zip``), for example when the
 evaluation was stopped.
 """
@@ -15,9 +15,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.callbacks import BEST_RECORD
-from agents.config import TRAIN_SEED_BASE, ConfigError, TrainConfig, load_config
-from agents.evaluate import Summary, evaluate, format_table, paired_ci95
+from agents.evaluation.evaluate import Summary, evaluate, format_table, paired_ci95
+from agents.training.callbacks import BEST_RECORD
+from agents.training.config import TRAIN_SEED_BASE, ConfigError, TrainConfig, load_config
 
 
 def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) -> str:
