@@ -67,7 +67,7 @@ class Case:
 
 CASES = [
     # Golf: every encoding, each option and both, greedy clearing the links (the bonus reward, negative scores)
-    Case(GOLF, "ids", illegal=0.05, envs=24, steps=300, seed=1, expect={"episodes": 200, "illegal": 300}),
+    Case(GOLF, "ids", illegal=0.05, envs=32, steps=400, seed=1, expect={"episodes": 350, "illegal": 500}),
     Case(GOLF, "ids", {"queens_on_kings": True}, "greedy", steps=150, seed=2, expect={"episodes": 40, "won": 1}),
     Case(GOLF, "planes", {"wrap_ranks": True}, "greedy", steps=150, seed=3, expect={"episodes": 40, "won": 1}),
     Case(
@@ -85,7 +85,7 @@ CASES = [
     Case(ROUND, "planes", {"queens_on_kings": True}, illegal=0.05, steps=400, seed=7, expect={"episodes": 12}),
     Case(ROUND, "runs", {"wrap_ranks": True}, "greedy", envs=8, steps=500, seed=8, expect={"episodes": 4, "won": 1}),
     # Puss in the Corner: each option and both, seeded and given deals, wins
-    Case(PUSS, "ids", illegal=0.04, steps=400, seed=9, expect={"episodes": 25, "illegal": 150}),
+    Case(PUSS, "ids", illegal=0.04, envs=32, steps=600, seed=9, expect={"episodes": 70, "illegal": 500}),
     Case(
         PUSS, "planes", {"forced_foundation": False}, "greedy", steps=300, seed=10, expect={"episodes": 12, "won": 10}
     ),
