@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from benchmarks.baselines import to_markdown
@@ -175,3 +176,42 @@ def test_fresh_deals_shipped_models_exist():
     for game in GAMES.values():
         for model in game.models:
             assert (ROOT / model).is_file(), model
+
+
+def test_batched_benchmark_row_and_its_picker() -> None:
+    """The batched speed rows (benchmarks/env_speed.py) and the vectorised masked-random picker they time."""
+    from benchmarks.env_speed import _pick, batched_rows, pick_batched, to_markdown
+
+    rng = np.random.default_rng(0)
+    for width, density in ((8, 0.4), (53, 0.05), (1010, 0.01), (1013, 0.5)):  # widths not all multiples of 8
+        masks = (rng.random((500, width)) < density).astype(np.int8)
+        masks[0] = 0
+        masks[1, :] = 0
+        masks[1, -1] = 1  # the last action alone
+        uniforms = rng.random(500)
+        uniforms[2] = np.nextafter(1.0, 0.0)
+        for row, stray in ((3, -0.5), (4, np.nan), (5, np.inf), (6, 1.0)):  # out of [0, 1): still a legal action
+            uniforms[row] = stray
+            masks[row, 0] = 1
+        for dtype in (np.int8, np.bool_):
+            picked = pick_batched(masks.astype(dtype), uniforms)
+            for mask, u, action in zip(masks, uniforms, picked):
+                if 0.0 <= u < 1.0:
+                    assert action == (_pick(mask, u) if mask.any() else 0)
+                else:
+                    assert mask[action]
+    single = {"env": "patience_gym/Golf-v0", "steps_per_s": 1000.0}
+    ranks = {
+        "env": "patience_gym/Golf-v0",
+        "obs_encoding": "ranks",
+        "steps_per_s": 1.0,
+    }  # no batched engine for this encoding
+    rows = batched_rows([single, ranks], 64, seconds=0.05)
+    assert [r["env"] for r in rows] == ["patience_gym/Golf-v0"] and "obs_encoding" not in rows[0]
+    row = rows[0]
+    assert row["batched"] == 64 and row["steps"] > 0 and row["episodes"] > 0 and row["compile_s"] > 0
+    assert row["ratio_to_single"] == pytest.approx(row["steps_per_s"] / 1000.0)
+    assert row["cold_compile_s"] > 0  # timed in a fresh process on an empty numba cache
+    row["ratio_to_openspiel"] = 1.0
+    assert "Golf-v0, batched N=64 (compile " in to_markdown([row], None, "test")
+    assert " s cold, " in to_markdown([row], None, "test")

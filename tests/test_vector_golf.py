@@ -1,4 +1,7 @@
-"""Batched Golf and GolfRound against the single env (gym.make), bit for bit, across autoresets."""
+"""Batched Golf and GolfRound: observations of any position, the vector env's API, the SB3 adapter.
+
+The games against the single env, bit for bit, in both autoreset modes: tests/test_vector_agreement.py.
+"""
 
 from __future__ import annotations
 
@@ -11,123 +14,12 @@ import numpy as np
 import pytest
 
 import patience_gym
-from agents.baselines.greedy_golf import GolfGreedy
 from patience_gym.core import IllegalActionError
 from patience_gym.vector.base import BatchedGame, BatchedVectorEnv
 from patience_gym.vector.golf import BatchedGolf, BatchedGolfRound
 
 GOLF, ROUND = "patience_gym/Golf-v0", "patience_gym/GolfRound-v0"
 OPTION_SETS = [{}, {"queens_on_kings": True}, {"wrap_ranks": True}]
-GREEDY = GolfGreedy()
-
-
-def _choose(rng: np.random.Generator, masks: np.ndarray, singles: list[Any], policy: str, illegal: float) -> np.ndarray:
-    """Masked-random (or greedy) actions, with a share of illegal or out-of-range ones."""
-    actions = np.empty(len(masks), dtype=np.int64)
-    for i, mask in enumerate(masks):
-        legal = np.flatnonzero(mask)
-        if rng.random() < illegal or not len(legal):
-            actions[i] = rng.integers(-1, len(mask) + 1)
-        elif policy == "greedy":
-            env = singles[i].unwrapped
-            actions[i] = GREEDY.act(env, None, mask.astype(bool))  # type: ignore[arg-type]
-        else:
-            actions[i] = legal[rng.integers(len(legal))]
-    return actions
-
-
-def play_both(
-    env_id: str,
-    encoding: str,
-    options: dict[str, Any],
-    *,
-    n_envs: int = 32,
-    steps: int = 400,
-    policy: str = "random",
-    illegal: float = 0.0,
-    max_episode_steps: int | None = None,
-    seed: int = 0,
-) -> dict[str, int]:
-    """Play the same seeds and actions through both engines; assert every output equal. Returns counts."""
-    limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
-    kwargs = {"obs_encoding": encoding, **options, **limit}
-    batched = gym.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **kwargs)
-    assert isinstance(batched, BatchedVectorEnv)
-    singles = [gym.make(env_id, **kwargs) for _ in range(n_envs)]
-    seeds = [seed * 1000 + i for i in range(n_envs)]
-    obs, infos = batched.reset(seed=seeds)
-    expected = [env.reset(seed=s) for env, s in zip(singles, seeds)]
-    rng = np.random.default_rng(seed)
-    ended = np.zeros(n_envs, dtype=bool)
-    counts = {"episodes": 0, "won": 0, "truncated": 0, "illegal": 0}
-    for _ in range(steps):
-        assert obs.dtype == batched.single_observation_space.dtype
-        assert np.array_equal(obs, np.stack([o for o, _ in expected]))
-        for key in ("action_mask", "score", "won", "illegal_action", *(["hole"] if env_id == ROUND else [])):
-            want = np.array([info[key] for _, info in expected])
-            if key == "action_mask":
-                want[ended] = 1  # a game awaiting its reset: any action, it is ignored
-            assert np.array_equal(infos[key], want), key
-        if env_id == ROUND:
-            done = [len(info["hole_scores"]) for _, info in expected]
-            padded = [info["hole_scores"] + [0] * (9 - k) for k, (_, info) in zip(done, expected)]
-            assert infos["hole_scores"].tolist() == padded
-        actions = _choose(rng, infos["action_mask"], singles, policy, illegal)
-        obs, reward, terminated, truncated, infos = batched.step(actions)
-        expected = []
-        results: list[tuple[Any, ...]] = []
-        for i, env in enumerate(singles):
-            if ended[i]:  # NEXT_STEP autoreset: this step resets, ignoring the action
-                single_obs, info = env.reset()
-                results.append((0.0, False, False))
-            else:
-                single_obs, r, term, trunc, info = env.step(actions[i])
-                results.append((r, term, trunc))
-                counts["illegal"] += info["illegal_action"]
-                counts["won"] += bool(term and info["won"])
-                counts["truncated"] += bool(trunc)
-                counts["episodes"] += bool(term or trunc)
-            expected.append((single_obs, info))
-        assert list(zip(reward.tolist(), terminated.tolist(), truncated.tolist())) == results
-        ended = terminated | truncated
-    return counts
-
-
-@pytest.mark.parametrize("options", OPTION_SETS, ids=["default", "queens_on_kings", "wrap_ranks"])
-def test_golf_ids_random_and_greedy(options: dict[str, Any]) -> None:
-    counts = play_both(GOLF, "ids", options, n_envs=40, steps=800, seed=1)
-    assert counts["episodes"] >= 1000
-    greedy = play_both(GOLF, "ids", options, n_envs=16, steps=250, policy="greedy", seed=2)
-    assert greedy["episodes"] >= 75
-    if options:  # greedy clears the links often enough here: the bonus reward and negative scores
-        assert greedy["won"] > 0
-
-
-@pytest.mark.parametrize("encoding", ["planes", "runs"])
-@pytest.mark.parametrize("options", OPTION_SETS, ids=["default", "queens_on_kings", "wrap_ranks"])
-def test_golf_planes_and_runs(encoding: str, options: dict[str, Any]) -> None:
-    counts = play_both(GOLF, encoding, options, n_envs=24, steps=250, policy="greedy", seed=3)
-    assert counts["won"] > 0 and counts["episodes"] >= 100
-
-
-def test_golf_illegal_actions_and_truncation() -> None:
-    counts = play_both(GOLF, "ids", {}, n_envs=32, steps=400, illegal=0.3, max_episode_steps=25, seed=4)
-    assert counts["illegal"] > 1000 and counts["truncated"] > 50 and counts["episodes"] > 400
-
-
-@pytest.mark.parametrize(
-    ("encoding", "options"), [("ids", {}), ("planes", {"queens_on_kings": True}), ("runs", {"wrap_ranks": True})]
-)
-def test_golf_round(encoding: str, options: dict[str, Any]) -> None:
-    counts = play_both(ROUND, encoding, options, n_envs=32, steps=700, illegal=0.05, seed=5)
-    assert counts["episodes"] >= 40 and counts["illegal"] > 0
-
-
-def test_golf_round_truncation_and_wins() -> None:
-    counts = play_both(ROUND, "ids", {"wrap_ranks": True}, n_envs=8, steps=500, policy="greedy", seed=6)
-    assert counts["won"] > 0
-    counts = play_both(ROUND, "ids", {}, n_envs=16, steps=300, illegal=0.2, max_episode_steps=60, seed=7)
-    assert counts["truncated"] > 20
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=["default", "queens_on_kings", "wrap_ranks"])
@@ -363,38 +255,3 @@ def test_maskable_ppo_learns_on_the_batched_vec_env(tmp_path: Any) -> None:
     assert model.num_timesteps >= 256
     lines = (tmp_path / "batched.monitor.csv").read_text().splitlines()
     assert lines[1].split(",")[-1] == "score" and len(lines) > 2  # finished holes were logged with their score
-
-
-# --- the batched speed rows -----------------------------------------------------------
-def test_batched_benchmark_row_and_its_picker() -> None:
-    from benchmarks.env_speed import _pick, batched_rows, pick_batched, to_markdown
-
-    rng = np.random.default_rng(0)
-    for width, density in ((8, 0.4), (53, 0.05), (1010, 0.01), (1013, 0.5)):  # widths not all multiples of 8
-        masks = (rng.random((500, width)) < density).astype(np.int8)
-        masks[0] = 0
-        masks[1, :] = 0
-        masks[1, -1] = 1  # the last action alone
-        uniforms = rng.random(500)
-        uniforms[2] = np.nextafter(1.0, 0.0)
-        for row, stray in ((3, -0.5), (4, np.nan), (5, np.inf), (6, 1.0)):  # out of [0, 1): still a legal action
-            uniforms[row] = stray
-            masks[row, 0] = 1
-        for dtype in (np.int8, np.bool_):
-            picked = pick_batched(masks.astype(dtype), uniforms)
-            for mask, u, action in zip(masks, uniforms, picked):
-                if 0.0 <= u < 1.0:
-                    assert action == (_pick(mask, u) if mask.any() else 0)
-                else:
-                    assert mask[action]
-    single = {"env": GOLF, "steps_per_s": 1000.0}
-    ranks = {"env": GOLF, "obs_encoding": "ranks", "steps_per_s": 1.0}  # no batched engine for this encoding
-    rows = batched_rows([single, ranks], 64, seconds=0.05)
-    assert [r["env"] for r in rows] == [GOLF] and "obs_encoding" not in rows[0]
-    row = rows[0]
-    assert row["batched"] == 64 and row["steps"] > 0 and row["episodes"] > 0 and row["compile_s"] > 0
-    assert row["ratio_to_single"] == pytest.approx(row["steps_per_s"] / 1000.0)
-    assert row["cold_compile_s"] > 0  # timed in a fresh process on an empty numba cache
-    row["ratio_to_openspiel"] = 1.0
-    assert "Golf-v0, batched N=64 (compile " in to_markdown([row], None, "test")
-    assert " s cold, " in to_markdown([row], None, "test")
