@@ -37,7 +37,7 @@ def write(tmp_path: Path, patch: dict, env_id: str = GOLF) -> Path:
         ({"eval": {"episodes": 0}}, f"{GOLF}.eval.episodes: Input should be greater than or equal to 1 (got 0)"),
         ({"report": {"episodes": 0}}, f"{GOLF}.report.episodes: Input should be greater than or equal to 1 (got 0)"),
         ({"ppo": {"batch_size": 0}}, f"{GOLF}.ppo.batch_size: Input should be greater than or equal to 1 (got 0)"),
-        ({"ppo": {"gamma": "x"}}, f"{GOLF}.ppo.gamma: must be a number (got 'x')"),
+        ({"ppo": {"gamma": "x"}}, f"{GOLF}.ppo.gamma: Input should be a valid number (got 'x')"),
         ({"ppo": {"gamma": 1.5}}, f"{GOLF}.ppo.gamma: Input should be less than or equal to 1 (got 1.5)"),
         ({"ppo": {"gamma": 0}}, f"{GOLF}.ppo.gamma: Input should be greater than 0 (got 0)"),
         ({"ppo": {"n_steps": -1}}, f"{GOLF}.ppo.n_steps: Input should be greater than or equal to 1 (got -1)"),

@@ -197,8 +197,14 @@ def test_unknown_teacher_is_a_config_error(tmp_path):
         ({"episodes": 3, "teacher": "oracle:margin=1"}, r"pretrain.teacher: must be one of greedy"),
         ({"episodes": 3, "teacher": "planner:margin=big"}, r"pretrain.teacher: agent 'planner:margin=big'"),
         ({"episodes": 3, "dagger_rounds": -1}, r"pretrain.dagger_rounds: Input should be greater than or equal to 0"),
-        ({"episodes": 3, "dagger_rounds": 1, "dagger_episodes": 0}, r"pretrain.dagger_episodes: Input should be greater than or equal to 1"),
-        ({"episodes": 3, "dagger_rounds": 1, "dagger_epochs": 0}, r"pretrain.dagger_epochs: Input should be greater than or equal to 1"),
+        (
+            {"episodes": 3, "dagger_rounds": 1, "dagger_episodes": 0},
+            r"pretrain.dagger_episodes: Input should be greater than",
+        ),
+        (
+            {"episodes": 3, "dagger_rounds": 1, "dagger_epochs": 0},
+            r"pretrain.dagger_epochs: Input should be greater than",
+        ),
         ({"episodes": 0, "dagger_rounds": 1}, r"pretrain: dagger_rounds needs pretrain.episodes"),
     ):
         path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", **bad}}}))

@@ -30,7 +30,6 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
-    BeforeValidator,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -45,9 +44,6 @@ from pydantic.dataclasses import dataclass
 
 from agents.pydantic_errors import one_line
 
-#: The PPO policies a report may play (``report.model``).
-REPORT_MODELS = ("final", "best")
-
 #: Training deals use seeds from here on (train.py), so no config seed below it is ever a training deal.
 TRAIN_SEED_BASE = 100_000_000
 #: Most training envs of a run (each segment deals from MAX_ENVS seeds of its own: see train.segment_seed).
@@ -57,14 +53,7 @@ MAX_ENVS = 10_000
 _STRICT = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
-def _real(value: Any) -> Any:
-    """A number as YAML gives it (an int or a float, not a bool or a string)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError("must be a number")
-    return value
-
-
-Real = Annotated[float, BeforeValidator(_real)]
+Real = Annotated[float, Strict()]  # an int or a float as YAML gives it (not a bool, not a string)
 Seed = Annotated[int, Strict(), Field(ge=0, lt=TRAIN_SEED_BASE)]
 Count = Annotated[int, Strict(), Field(ge=1)]
 

@@ -120,9 +120,10 @@ def config_flags(cls: type, given: dict[str, Any], prefix: str = "") -> Any:
         if f.name == "env_id":
             continue
         hint = _flag_type(hints[f.name])
-        value = given.get(f.name, f.default if f.default is not dataclasses.MISSING else f.default_factory())  # type: ignore[misc]
-        if dataclasses.is_dataclass(hint):
-            value = config_flags(hint, value if isinstance(value, dict) else {}, f"{prefix}{f.name}.")  # type: ignore[arg-type]
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[operator]
+        value = given.get(f.name, default)
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            value = config_flags(hint, value if isinstance(value, dict) else {}, f"{prefix}{f.name}.")
             hint = type(value)
         aliases = ALIASES.get(prefix + f.name)
         fields.append((f.name, Annotated[hint, tyro.conf.arg(aliases=aliases)] if aliases else hint))
