@@ -128,7 +128,9 @@ def config_flags(cls: type, given: dict[str, Any], prefix: str = "") -> Any:
         aliases = ALIASES.get(prefix + f.name)
         fields.append((f.name, Annotated[hint, tyro.conf.arg(aliases=aliases)] if aliases else hint))
         values[f.name] = value.text if isinstance(value, Schedule) else value
-    return dataclasses.make_dataclass(f"{cls.__name__}Flags", fields)(**values)
+    flags = dataclasses.make_dataclass(cls.__name__, fields)
+    flags.__module__, flags.__qualname__ = cls.__module__, cls.__qualname__  # tyro's help: the config's field comments
+    return flags(**values)
 
 
 def _flag_type(hint: Any) -> Any:
