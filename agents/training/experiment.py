@@ -174,9 +174,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
     for flag in ("--config", "--env-id", "--resume"):
         first.add_argument(flag)
     known = first.parse_known_args(argv)[0]
-    source = known.config or (Path(known.resume) / "config.yaml" if known.resume else DEFAULT_CONFIG)
     try:
-        given = read_settings(source, known.env_id)
+        given = read_settings(*config_source(known.config, known.env_id, known.resume))
     except ConfigError:  # named by setup, which reads it again
         given = {}
     defaults = config_flags(TrainConfig, given)
@@ -202,6 +201,14 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if args.overrides.get("pretrain.episodes") == 0:  # no warm start, so no DAgger rounds after it either
         args.overrides.setdefault("pretrain.dagger_rounds", 0)
     return args
+
+
+def config_source(config: str | None, env_id: str | None, resume: str | None) -> tuple[Path, str | None]:
+    """The YAML file a run's settings come from, and the env id to take from it (None: the file's only one)."""
+    if not resume:
+        return Path(config or DEFAULT_CONFIG), env_id
+    saved = Path(resume) / "config.yaml"
+    return (Path(config), env_id or read_settings(saved)["env_id"]) if config else (saved, None)
 
 
 def one_line_usage_error(box: str) -> str:
@@ -262,7 +269,7 @@ def setup(args: Args) -> Plan:
     """Every user check before any long work: the config, the flags, the run directory (and what it holds)."""
     if args.resume:
         return plan_resume(args)
-    config = load_config(args.config or DEFAULT_CONFIG, args.env_id, args.overrides)
+    config = load_config(*config_source(args.config, args.env_id, None), args.overrides)
     vec, why = select_vec(config.vec, config)
     return Plan(config, prepare_run_dir(args, config.env_id), args.seed or 0, vec, why)
 
@@ -277,8 +284,7 @@ def plan_resume(args: Args) -> Plan:
     if not saved.is_file():
         raise ConfigError(f"cannot resume: {saved} is missing (is {run_dir} a run directory?)")
     record = read_record(run_dir)
-    env_id = args.env_id or read_settings(saved)["env_id"]
-    config = load_config(args.config or saved, env_id, args.overrides)
+    config = load_config(*config_source(args.config, args.env_id, args.resume), args.overrides)
     changed = config_changes(record.get("config") or config_data(load_config(saved)), config_data(config))
     if changed:
         flagged = any(key.split(".")[0] not in RESUME_FREE for key in args.overrides)
