@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Mapping
 from typing import Any
@@ -60,25 +61,31 @@ def make_agent(
 ) -> Agent:
     """An agent from a spec: ``random``, ``greedy``, ``solver``, ``planner`` or ``ppo:PATH``.
 
-    The table agents take their constructor's options after a colon: ``planner:samples=12,margin=1``.
-    ``ppo:PATH`` needs the env it will play, ``gym.make(env_id, **env_kwargs)``: the model is loaded by
-    :func:`agents.load.load_for_env`, which refuses one trained on another env id, other rule options or
-    another encoding (a :class:`agents.load.ModelSpecError`).
+    The table agents take their constructor's options after a colon: ``planner:samples=12,margin=1``, checked
+    once by :func:`options_model` (then by the class itself). ``ppo:PATH`` needs the env it will play,
+    ``gym.make(env_id, **env_kwargs)``: the model is loaded by :func:`agents.load.load_for_env`, which refuses
+    one trained on another env id, other rule options or another encoding (a :class:`agents.load.ModelSpecError`).
     """
+    from pydantic import ValidationError
+
+    from agents.pydantic_errors import one_line
+
     kind, _, arg = spec.partition(":")
     if kind == "random":
+        if agent_options(spec):
+            raise ValueError(f"agent {spec!r}: random takes no options")
         return RandomAgent(seed)
     if kind in _BY_KIND:
         table = _BY_KIND[kind]
         target = table.get(game_name)
         if target is None:
             raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
-        options = {k: int(v) if v is not None and v.is_integer() else v for k, v in agent_options(spec).items()}
         agent_cls = _load(target)
         try:
-            return agent_cls(**options)
-        except TypeError as exc:
-            raise ValueError(f"agent {spec!r}: {agent_cls.__name__} does not take these options ({exc})") from None
+            options = options_model(agent_cls).model_validate(agent_options(spec))
+        except ValidationError as exc:
+            raise ValueError(f"agent {spec!r}: option {one_line(exc)}") from None
+        return agent_cls(**options.model_dump())
     if kind == "ppo":
         if not arg:
             raise ValueError("the ppo agent needs a model path: ppo:PATH")
@@ -89,59 +96,27 @@ def make_agent(
 
 
 def check_agent_spec(
-    spec: str, game_name: str, env_id: str | None = None, env_kwargs: dict[str, Any] | None = None
+    spec: str, game_name: str, env_id: str | None = None, env_kwargs: Mapping[str, Any] | None = None
 ) -> None:
-    """A ValueError naming what is wrong with an agent spec (``planner:samples=12``) for ``game_name``;
-    a ``ppo:PATH`` agent is loaded for ``gym.make(env_id, **env_kwargs)``, the env it is to play."""
-    from pydantic import ValidationError
-
-    from agents.pydantic_errors import describe
-
-    kind, _, arg = spec.partition(":")
-    if kind == "ppo":  # built as the report builds it: the model is found and loaded now, not after training
-        try:
-            make_agent(spec, game_name, env_id=env_id, env_kwargs=env_kwargs)
-        except (OSError, TypeError, ValueError) as exc:
-            raise ValueError(str(exc)) from None
-        return
-    options = agent_options(spec)
-    if kind == "random":
-        if options:
-            raise ValueError(f"agent {spec!r}: random takes no options")
-        return
-    table = _BY_KIND.get(kind)
-    if table is None:
-        raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner or ppo:PATH")
-    target = table.get(game_name)
-    if target is None:
-        raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
-    model = _agent_options_model(target)
+    """A ValueError naming what is wrong with an agent spec (``planner:samples=12``) for ``game_name``: the agent
+    is built (a ``ppo:PATH`` model loaded for ``gym.make(env_id, **env_kwargs)``, the env it is to play)."""
     try:
-        model.model_validate({k: int(v) if v is not None and v.is_integer() else v for k, v in options.items()})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        name = first["loc"][0] if first["loc"] else "?"
-        if first["type"] == "extra_forbidden":
-            raise ValueError(f"unknown option {name} (options: {', '.join(model.model_fields) or 'none'})") from None
-        raise ValueError(describe(exc).replace(f"{name} must", f"option {name} must", 1)) from None
-    try:
-        make_agent(spec, game_name)  # the class's own checks (planner samples >= 1, ...)
-    except (TypeError, ValueError) as exc:
+        make_agent(spec, game_name, env_id=env_id, env_kwargs=env_kwargs)
+    except (OSError, TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
 
 
-def _agent_options_model(target: str) -> Any:
+@functools.cache
+def options_model(agent_cls: type[Agent]) -> Any:
     """A pydantic model of an agent class's options: its constructor's parameters, none of them negative."""
     import inspect
     import typing
 
     from pydantic import ConfigDict, Field, create_model
 
-    module, cls_name = target.split(":")
-    init = getattr(importlib.import_module(module), cls_name).__init__
-    hints = typing.get_type_hints(init)
+    hints = typing.get_type_hints(agent_cls.__init__)
     fields: dict[str, Any] = {}
-    for name, param in inspect.signature(init).parameters.items():
+    for name, param in inspect.signature(agent_cls.__init__).parameters.items():
         if name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         hint = hints.get(name, Any)
@@ -149,4 +124,4 @@ def _agent_options_model(target: str) -> Any:
         default = param.default if param.default is not param.empty else ...
         number = typing.Annotated[base, Field(ge=0)]  # type: ignore[valid-type]
         fields[name] = (number | None if type(None) in typing.get_args(hint) else number, default)
-    return create_model(cls_name + "Options", __config__=ConfigDict(extra="forbid"), **fields)
+    return create_model(agent_cls.__name__ + "Options", __config__=ConfigDict(extra="forbid"), **fields)

@@ -108,7 +108,7 @@ def measure(
         vec = "dummy"  # one process: the env's time is measured in it
     given = {k: v for k, v in (overrides or {}).items() if v}
     n_envs = given.pop("n_envs", config.n_envs)
-    config = dataclasses.replace(config, ppo={**config.ppo, **given})
+    config = dataclasses.replace(config, ppo=dataclasses.replace(config.ppo, **given))  # type: ignore[arg-type]
     if vec == "batched":
         from patience_gym.vector.sb3 import make_sb3_vec_env
 
@@ -138,8 +138,8 @@ def measure(
         "env_share": TimedEnv.seconds / total,
         "vec": vec,
         "n_envs": n_envs,
-        "n_steps": config.ppo.get("n_steps"),
-        "batch_size": config.ppo.get("batch_size"),
+        "n_steps": config.ppo.n_steps,
+        "batch_size": config.ppo.batch_size,
         "network": config.policy_kwargs.get("features_extractor_class", config.policy_kwargs.get("net_arch")),
     }
 

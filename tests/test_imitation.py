@@ -185,21 +185,27 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
 def test_unknown_teacher_is_a_config_error(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "oracle", "episodes": 3}}}))
-    with pytest.raises(ConfigError, match=r"pretrain.teacher must be one of greedy, solver, planner, got 'oracle'"):
+    with pytest.raises(ConfigError, match=r"pretrain.teacher: must be one of greedy, solver, planner \(got 'oracle'\)"):
         load_config(path)
     path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", "episodes": 3, "epochs": 0}}}))
-    with pytest.raises(ConfigError, match=r"pretrain.epochs must be at least 1"):
+    with pytest.raises(ConfigError, match=r"pretrain.epochs: Input should be greater than or equal to 1"):
         load_config(path)
     path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", "episode": 3}}}))
-    with pytest.raises(ConfigError, match=r"unknown key patience_gym/Golf-v0.pretrain.episode"):
+    with pytest.raises(ConfigError, match=r"patience_gym/Golf-v0.pretrain.episode: Unexpected keyword argument"):
         load_config(path)
     for bad, message in (
-        ({"episodes": 3, "teacher": "oracle:margin=1"}, r"pretrain.teacher must be one of greedy"),
+        ({"episodes": 3, "teacher": "oracle:margin=1"}, r"pretrain.teacher: must be one of greedy"),
         ({"episodes": 3, "teacher": "planner:margin=big"}, r"pretrain.teacher: agent 'planner:margin=big'"),
-        ({"episodes": 3, "dagger_rounds": -1}, r"pretrain.dagger_rounds must be 0 or more"),
-        ({"episodes": 3, "dagger_rounds": 1, "dagger_episodes": 0}, r"pretrain.dagger_episodes must be at least 1"),
-        ({"episodes": 3, "dagger_rounds": 1, "dagger_epochs": 0}, r"pretrain.dagger_epochs must be at least 1"),
-        ({"episodes": 0, "dagger_rounds": 1}, r"pretrain.dagger_rounds needs pretrain.episodes"),
+        ({"episodes": 3, "dagger_rounds": -1}, r"pretrain.dagger_rounds: Input should be greater than or equal to 0"),
+        (
+            {"episodes": 3, "dagger_rounds": 1, "dagger_episodes": 0},
+            r"pretrain.dagger_episodes: Input should be greater than",
+        ),
+        (
+            {"episodes": 3, "dagger_rounds": 1, "dagger_epochs": 0},
+            r"pretrain.dagger_epochs: Input should be greater than",
+        ),
+        ({"episodes": 0, "dagger_rounds": 1}, r"pretrain: dagger_rounds needs pretrain.episodes"),
     ):
         path.write_text(yaml.safe_dump({GOLF: {"pretrain": {"teacher": "greedy", **bad}}}))
         with pytest.raises(ConfigError, match=message):

@@ -187,6 +187,11 @@ def test_resume_refuses_an_edited_config_naming_what_changed(run, capsys):
     """Checkpoints keep the settings they were trained with: an edit of the run's config.yaml is named, not
     blamed on the checkpoints."""
     saved = run / "config.yaml"
+    # A flag is a config key too: one the checkpoints hold is refused the same way.
+    assert resume(run, "--ppo.learning-rate", "0.001") == 2
+    err = capsys.readouterr().err
+    assert "config.yaml with the flags differs from the config the run trained with" in err
+    assert "ppo.learning_rate (trained with 0.0003, now 0.001)" in err and len(err.strip().splitlines()) == 1
     original = saved.read_text()
     data = yaml.safe_load(original)
     data[GOLF]["env_kwargs"] = {"obs_encoding": "ids"}
@@ -388,7 +393,8 @@ def test_checkpoint_freq_below_one_is_refused(tmp_path, capsys):
         data = {GOLF: {**TINY[GOLF], "checkpoint_freq": freq}}
         run_dir = tmp_path / f"run{freq}"
         assert experiment.main(["--config", str(write_config(tmp_path, data)), "--run-dir", str(run_dir)]) == 2
-        assert f"{GOLF}.checkpoint_freq must be at least 1, got {freq}" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert f"{GOLF}.checkpoint_freq: Input should be greater than or equal to 1 (got {freq})" in err
         assert not run_dir.exists()
 
 

@@ -13,25 +13,27 @@
       report: {episodes: 500, seed: 0, agents: [random, greedy]}
 
 ``learning_rate`` and ``clip_range`` may be written ``lin_<start>`` (rl-zoo's notation): a linear
-decay from ``<start>`` to 0 over the run (SB3's ``LinearSchedule``).
+decay from ``<start>`` to 0 over the run (SB3's ``LinearSchedule``; a :class:`Schedule`).
 
-An unknown key, a value of the wrong type or out of its range, an agent spec with an unknown option,
-or overlapping deal seeds is a :class:`ConfigError` naming the key and the file.
+The model checks everything once (types, ranges, the env, the agents, the seeds): a problem is a
+:class:`ConfigError` of one line, ``<file>: <env id>.<key>: <pydantic's message> (got <value>)``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
-    BeforeValidator,
     ConfigDict,
     Field,
+    PlainSerializer,
+    PlainValidator,
     Strict,
     TypeAdapter,
     ValidationError,
@@ -40,10 +42,7 @@ from pydantic import (
 )
 from pydantic.dataclasses import dataclass
 
-from agents.pydantic_errors import describe
-
-#: The PPO policies a report may play (``report.model``).
-REPORT_MODELS = ("final", "best")
+from agents.pydantic_errors import one_line
 
 #: Training deals use seeds from here on (train.py), so no config seed below it is ever a training deal.
 TRAIN_SEED_BASE = 100_000_000
@@ -51,21 +50,11 @@ TRAIN_SEED_BASE = 100_000_000
 #: agents.training.envs.segment_seed).
 MAX_ENVS = 10_000
 
-#: Hyperparameters that may be a schedule: ``lin_<start>`` decays linearly to 0 (rl-zoo's notation).
-SCHEDULED = ("learning_rate", "clip_range")
-
 #: Unknown keys refused; infinities and NaNs too (a learning rate or coefficient of .inf trains on NaN logits).
 _STRICT = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
-def _real(value: Any) -> Any:
-    """A number as YAML gives it (an int or a float, not a bool or a string)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"must be a number, got {value!r}")
-    return value
-
-
-Real = Annotated[float, BeforeValidator(_real)]
+Real = Annotated[float, Strict()]  # an int or a float as YAML gives it (not a bool, not a string)
 Seed = Annotated[int, Strict(), Field(ge=0, lt=TRAIN_SEED_BASE)]
 Count = Annotated[int, Strict(), Field(ge=1)]
 
@@ -121,17 +110,14 @@ class PretrainConfig:
         from agents.registry import TEACHERS, agent_options
 
         if teacher.partition(":")[0] not in TEACHERS:
-            raise ValueError(f"must be one of {', '.join(TEACHERS)}, got {teacher!r}")
-        try:
-            agent_options(teacher)
-        except ValueError as exc:
-            raise ValueError(f": {exc}") from None
+            raise ValueError(f"must be one of {', '.join(TEACHERS)}")
+        agent_options(teacher)  # name=value (the options themselves are checked with the game: TrainConfig)
         return teacher
 
     @model_validator(mode="after")
     def _dagger_needs_a_clone(self) -> PretrainConfig:
         if self.dagger_rounds > 0 and self.episodes < 1:
-            raise ValueError(".dagger_rounds needs pretrain.episodes (the first clone)")
+            raise ValueError("dagger_rounds needs pretrain.episodes (the first clone)")
         return self
 
     def seed_ranges(self) -> list[tuple[str, range]]:
@@ -142,30 +128,51 @@ class PretrainConfig:
         return [("pretrain", range(self.seed, end))]
 
 
-def _schedule(value: Any) -> Any:
-    """A positive finite number, or ``lin_<start>`` with a positive finite start."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < math.inf:
-        return value
-    if isinstance(value, str) and (match := re.fullmatch(r"lin_([0-9.eE+-]+|inf|nan)", value)):
-        try:
-            if 0 < float(match.group(1)) < math.inf:
-                return value
-        except ValueError:
-            pass
-    raise ValueError(f"must be a number or lin_<start> (for example lin_3e-4), positive and finite, got {value!r}")
+@dataclasses.dataclass(frozen=True)
+class Schedule:
+    """A hyperparameter SB3 may schedule, parsed once: a number, or ``lin_<start>`` (a linear decay from ``start``
+    to 0 over the run); ``text`` is the value as written (what the config is written back with)."""
+
+    text: float | str
+    start: float
+
+    @classmethod
+    def parse(cls, value: Any) -> Schedule:
+        """A positive finite number, or ``lin_<start>`` with a positive finite start."""
+        if isinstance(value, Schedule):
+            return value
+        start = value
+        if isinstance(value, str) and value.startswith("lin_"):
+            with contextlib.suppress(ValueError):
+                start = float(value[4:])
+        if isinstance(start, bool) or not isinstance(start, (int, float)) or not 0 < start < math.inf:
+            raise ValueError("must be a number or lin_<start> (for example lin_3e-4), positive and finite")
+        return cls(value, float(start))
+
+    def sb3(self) -> Any:
+        """What MaskablePPO takes: the number as written, or SB3's LinearSchedule from ``start`` to 0."""
+        if isinstance(self.text, str):
+            from stable_baselines3.common.utils import LinearSchedule
+
+            # progress_remaining goes 1 -> 0 over the run; end_fraction 1.0: the decay spans all of it.
+            return LinearSchedule(self.start, 0.0, 1.0)
+        return self.text
+
+
+Rate = Annotated[Schedule, PlainValidator(Schedule.parse), PlainSerializer(lambda s: s.text)]
 
 
 @dataclass(config=_STRICT)
 class PPOConfig:
     """The MaskablePPO hyperparameters a config may set (SB3's defaults where it does not)."""
 
-    learning_rate: Any = 3e-4
+    learning_rate: Rate = Schedule(3e-4, 3e-4)
     n_steps: Count = 2048
     batch_size: Count = 64
     n_epochs: Count = 10
     gamma: Annotated[Real, Field(gt=0, le=1)] = 0.99
     gae_lambda: Annotated[Real, Field(ge=0, le=1)] = 0.95
-    clip_range: Any = 0.2
+    clip_range: Rate = Schedule(0.2, 0.2)
     clip_range_vf: Annotated[Real, Field(gt=0)] | None = None
     normalize_advantage: Annotated[bool, Strict()] = True
     ent_coef: Annotated[Real, Field(ge=0)] = 0.0
@@ -174,10 +181,10 @@ class PPOConfig:
     target_kl: Annotated[Real, Field(gt=0)] | None = None
     stats_window_size: Count = 100
 
-    @field_validator(*SCHEDULED)
-    @classmethod
-    def _scheduled(cls, value: Any) -> Any:
-        return _schedule(value)
+    def sb3_kwargs(self) -> dict[str, Any]:
+        """MaskablePPO's keyword arguments: every hyperparameter, a schedule as SB3 takes it."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {k: v.sb3() if isinstance(v, Schedule) else v for k, v in values.items()}
 
 
 @dataclass(config=_STRICT)
@@ -190,7 +197,7 @@ class TrainConfig:
     total_timesteps: Count = 100_000
     policy: Annotated[str, Strict()] = "MlpPolicy"
     policy_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    ppo: dict[str, Any] = dataclasses.field(default_factory=dict)  # checked by PPOConfig in load_config
+    ppo: PPOConfig = dataclasses.field(default_factory=PPOConfig)
     checkpoint_freq: Count = 20_000
     eval: EvalConfig = dataclasses.field(default_factory=EvalConfig)
     report: ReportConfig = dataclasses.field(default_factory=ReportConfig)
@@ -201,7 +208,7 @@ class TrainConfig:
     @model_validator(mode="after")
     def _consistent(self) -> TrainConfig:
         if self.report.model == "best" and self.eval.freq < 1:
-            raise ValueError(".report.model 'best' needs held-out evaluations (eval.freq > 0)")
+            raise ValueError("report.model 'best' needs held-out evaluations (eval.freq > 0)")
         ranges = [("report", range(self.report.seed, self.report.seed + self.report.episodes))]
         if self.eval.freq > 0:
             ranges.append(("eval", range(self.eval.seed, self.eval.seed + self.eval.episodes)))
@@ -209,18 +216,71 @@ class TrainConfig:
         for (a, ra), (b, rb) in [(x, y) for i, x in enumerate(ranges) for y in ranges[i + 1 :]]:
             if ra.start < rb.stop and rb.start < ra.stop:
                 raise ValueError(
-                    f".{a}.seed: the {a} deals (seeds {ra.start}..{ra.stop - 1}) overlap the {b} deals "
+                    f"{a}.seed: the {a} deals (seeds {ra.start}..{ra.stop - 1}) overlap the {b} deals "
                     f"(seeds {rb.start}..{rb.stop - 1}): give {a}.seed or {b}.seed a value apart from the other"
                 )
+        self._check_minibatches()
+        mode = self.env_kwargs.get("render_mode")
+        if mode is not None and self.vec == "batched":
+            raise ValueError(
+                f"env_kwargs.render_mode {mode!r}: the batched engine does not render; "
+                f"drop render_mode or use vec: dummy (--vec dummy)"
+            )
+        self._check_agents(self._game())
         return self
+
+    def _check_minibatches(self) -> None:
+        """No minibatch of one step while advantages are normalised (MaskablePPO divides by their spread: NaN)."""
+        ppo = self.ppo
+        if not ppo.normalize_advantage:
+            return
+        where = f"ppo.batch_size {ppo.batch_size}"
+        why = "MaskablePPO normalises advantages by their spread, NaN on one step (or set normalize_advantage: false)"
+        if ppo.batch_size == 1:
+            raise ValueError(f"{where}: a minibatch of one step has no spread to normalise advantages by; {why}")
+        rollout = ppo.n_steps * self.n_envs
+        if rollout % ppo.batch_size == 1:
+            raise ValueError(
+                f"{where}: the rollout of {rollout} steps (n_steps {ppo.n_steps} x n_envs {self.n_envs}) ends in "
+                f"a minibatch of one step; choose a batch_size that leaves none; {why}"
+            )
+
+    def _game(self) -> Any:
+        """The env's game, made once from the config: an unknown env id or a bad env kwarg is named."""
+        import gymnasium as gym
+
+        import patience_gym  # noqa: F401 - registers the envs
+
+        if self.env_id not in gym.registry or not self.env_id.startswith("patience_gym/"):
+            known = ", ".join(k for k in gym.registry if k.startswith("patience_gym/"))
+            raise ValueError(f"unknown env id {self.env_id!r}; registered: {known}")
+        try:
+            env = gym.make(self.env_id, **self.env_kwargs)
+        except (TypeError, ValueError, KeyError, gym.error.Error) as exc:
+            raise ValueError(f"env_kwargs: {exc}") from None
+        game = env.unwrapped.game  # type: ignore[attr-defined]
+        env.close()
+        return game
+
+    def _check_agents(self, game: Any) -> None:
+        """Every report agent and the warm start's teacher exist for the game and take their options."""
+        from agents.registry import check_agent_spec
+
+        checks = [(f"report.agents[{i}]", spec) for i, spec in enumerate(self.report.agents)]
+        if self.pretrain.episodes > 0:
+            checks.append(("pretrain.teacher", self.pretrain.teacher))
+        for key, spec in checks:
+            try:
+                check_agent_spec(spec, game.name, self.env_id, self.env_kwargs)
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc}") from None
 
 
 _TRAIN = TypeAdapter(TrainConfig)
-_PPO = TypeAdapter(PPOConfig)
 
 
-def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
-    """The config of ``env_id`` (or of the file's only env) from a YAML file, fully checked."""
+def read_settings(path: str | Path, env_id: str | None = None) -> dict[str, Any]:
+    """The settings of ``env_id`` (or of the file's only env) in a YAML file, ``env_id`` among them, unchecked."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
@@ -245,10 +305,24 @@ def load_config(path: str | Path, env_id: str | None = None) -> TrainConfig:
     settings = data[env_id] or {}
     if not isinstance(settings, dict):
         raise ConfigError(f"{path}: {env_id} must be a mapping of settings, got {settings!r}")
+    return {"env_id": env_id, **settings}
+
+
+def load_config(path: str | Path, env_id: str | None = None, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
+    """The config of ``env_id`` (or of the file's only env) from a YAML file, with ``overrides`` (dotted keys,
+    the command line's) in place of its values, checked once; a problem named with the file (or the flag)."""
+    data = read_settings(path, env_id)
+    for key, value in (overrides or {}).items():
+        *parents, leaf = key.split(".")
+        target = data
+        for part in parents:
+            target[part] = dict(target[part]) if isinstance(target.get(part), dict) else {}
+            target = target[part]
+        target[leaf] = value
     try:
-        return validate({"env_id": env_id, **settings}, env_id)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        return _TRAIN.validate_python(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {one_line(exc, data['env_id'], overrides or ())}") from None
 
 
 def yaml_error_line(exc: yaml.YAMLError) -> str:
@@ -260,109 +334,22 @@ def yaml_error_line(exc: yaml.YAMLError) -> str:
     return where + (f"{problem} ({context})" if context else problem)
 
 
-def validate(data: dict[str, Any], prefix: str, names: dict[str, str] | None = None) -> TrainConfig:
-    """A :class:`TrainConfig` from ``data``, every check included; errors name keys as ``prefix.key``
-    (or by the command-line flag ``names`` gives for a key)."""
-    try:
-        config = _TRAIN.validate_python(data)
-    except ValidationError as exc:
-        raise ConfigError(describe(exc, prefix, names)) from None
-    try:
-        _PPO.validate_python(config.ppo)
-    except ValidationError as exc:
-        if exc.errors()[0]["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-            raise ConfigError(f"unknown MaskablePPO hyperparameter {prefix}.ppo.{exc.errors()[0]['loc'][0]}") from None
-        raise ConfigError(describe(exc, f"{prefix}.ppo")) from None
-    _check_minibatches(config, prefix)
-    game = _check_env(config, prefix)
-    mode = config.env_kwargs.get("render_mode")
-    if mode is not None and config.vec == "batched":
-        raise ConfigError(
-            f"{prefix}.env_kwargs.render_mode {mode!r}: the batched engine does not render; "
-            f"drop render_mode or use vec: dummy (--vec dummy)"
-        )
-    _check_agents(config, game, prefix, names or {})
-    return config
-
-
-def ppo_settings(ppo: dict[str, Any]) -> dict[str, Any]:
-    """A config's ``ppo`` mapping with the defaults of what it leaves out (:class:`PPOConfig`'s)."""
-    return {f.name: f.default for f in dataclasses.fields(PPOConfig)} | ppo
-
-
-def _check_minibatches(config: TrainConfig, prefix: str) -> None:
-    """No minibatch of one step while advantages are normalised (MaskablePPO divides by their spread: NaN)."""
-    ppo = ppo_settings(config.ppo)
-    if not ppo["normalize_advantage"]:
-        return
-    where = f"{prefix}.ppo.batch_size {ppo['batch_size']}"
-    why = "MaskablePPO normalises advantages by their spread, NaN on one step (or set normalize_advantage: false)"
-    if ppo["batch_size"] == 1:
-        raise ConfigError(f"{where}: a minibatch of one step has no spread to normalise advantages by; {why}")
-    rollout = ppo["n_steps"] * config.n_envs
-    if rollout % ppo["batch_size"] == 1:
-        raise ConfigError(
-            f"{where}: the rollout of {rollout} steps (n_steps {ppo['n_steps']} x n_envs {config.n_envs}) ends in "
-            f"a minibatch of one step; choose a batch_size that leaves none; {why}"
-        )
-
-
-def _check_env(config: TrainConfig, prefix: str) -> Any:
-    """The env's game, made once from the config: an unknown env id or a bad env kwarg is named."""
-    import gymnasium as gym
-
-    import patience_gym  # noqa: F401 - registers the envs
-
-    if config.env_id not in gym.registry or not config.env_id.startswith("patience_gym/"):
-        known = ", ".join(k for k in gym.registry if k.startswith("patience_gym/"))
-        raise ConfigError(f"unknown env id {config.env_id!r}; registered: {known}")
-    try:
-        env = gym.make(config.env_id, **config.env_kwargs)
-    except (TypeError, ValueError, KeyError, gym.error.Error) as exc:
-        raise ConfigError(f"{prefix}.env_kwargs: {exc}") from None
-    game = env.unwrapped.game  # type: ignore[attr-defined]
-    env.close()
-    return game
-
-
-def _check_agents(config: TrainConfig, game: Any, prefix: str, names: dict[str, str]) -> None:
-    """Every report agent and the warm start's teacher exist for the game and take their options."""
-    from agents.registry import check_agent_spec
-
-    checks = [(f"report.agents[{i}]", spec) for i, spec in enumerate(config.report.agents)]
-    if config.pretrain.episodes > 0:
-        checks.append(("pretrain.teacher", config.pretrain.teacher))
-    for key, spec in checks:
-        try:
-            check_agent_spec(spec, game.name, config.env_id, config.env_kwargs)
-        except ValueError as exc:
-            where = names.get(key, f"{prefix}.{key}")
-            raise ConfigError(f"{where}: {exc}") from None
+def config_data(config: TrainConfig) -> dict[str, Any]:
+    """A config as plain data (schedules as written), as ``training.json`` keeps it."""
+    data: dict[str, Any] = _TRAIN.dump_python(config)
+    return data
 
 
 def config_to_dict(config: TrainConfig) -> dict[str, Any]:
     """The YAML mapping that :func:`load_config` reads back as ``config``."""
-    data = dataclasses.asdict(config)
-    env_id = data.pop("env_id")
-    return {env_id: data}
+    data = config_data(config)
+    return {data.pop("env_id"): data}
 
 
-def resolve_ppo_kwargs(ppo: dict[str, Any], env_id: str = "") -> dict[str, Any]:
-    """The config's ``ppo`` mapping with ``lin_<start>`` strings turned into SB3's linear schedules."""
-    from stable_baselines3.common.utils import LinearSchedule
-
-    resolved = dict(ppo)
-    for key in SCHEDULED:
-        value = resolved.get(key)
-        if isinstance(value, str):
-            try:
-                start = float(_schedule(value)[4:])
-            except ValueError as exc:
-                where = f"{env_id}.ppo.{key}" if env_id else f"ppo.{key}"
-                raise ConfigError(f"{where} {exc}") from None
-            # progress_remaining goes 1 -> 0 over the run; end_fraction 1.0: the decay spans all of it.
-            resolved[key] = LinearSchedule(start, 0.0, 1.0)
-    return resolved
+def ppo_settings(ppo: dict[str, Any]) -> dict[str, Any]:
+    """A config's ``ppo`` mapping with the defaults of what it leaves out (:class:`PPOConfig`'s)."""
+    defaults: dict[str, Any] = TypeAdapter(PPOConfig).dump_python(PPOConfig())
+    return defaults | ppo
 
 
 def resolve_policy(name: str) -> Any:

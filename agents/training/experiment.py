@@ -16,6 +16,7 @@ a killed run recorded past the checkpoint it goes on from is set aside (``*.aban
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import functools
@@ -23,26 +24,33 @@ import io
 import json
 import sys
 import time
+import typing
+import warnings
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import gymnasium as gym
+import tyro
 import yaml
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, ValidationError, model_validator
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+from tyro.constructors import PrimitiveConstructorSpec
 
+from agents.pydantic_errors import one_line
 from agents.training.config import (
     ConfigError,
+    Schedule,
     TrainConfig,
+    config_data,
     config_to_dict,
-    describe,
     load_config,
+    read_settings,
     resolve_policy,
     resolve_policy_kwargs,
-    resolve_ppo_kwargs,
-    validate,
 )
-from agents.training.envs import SEED_STRIDE, make_envs, segment_seed, select_vec
+from agents.training.envs import make_envs, segment_seed, select_vec
 from agents.training.run_directory import (
+    RESUME_FREE,
     SegmentClock,
     clear_run,
     config_changes,
@@ -60,65 +68,147 @@ DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "golf.yaml"  
 MAX_SEED = 2**32
 
 
-@dataclasses.dataclass
+@pydantic_dataclass
 class Args:
-    """Train MaskablePPO on a patience_gym env (flags override the config)."""
+    """Train MaskablePPO on a patience_gym env (flags override the config: every key of it is one)."""
 
     config: str | None = None
     """YAML config keyed by env id; None: configs/golf.yaml (with --resume: the run's, which a given one must match)"""
     env_id: str | None = None
     """which env of the config to train; None: its only one"""
-    total_timesteps: Annotated[int | None, Field(ge=1)] = None
-    """env steps to train for; None: the config's"""
     seed: Annotated[int | None, Field(ge=0, lt=MAX_SEED)] = None
     """seed of the training deals and the network; None: 0 (with --resume: the run's)"""
-    n_envs: Annotated[int | None, Field(ge=1, le=SEED_STRIDE)] = None
-    """parallel envs; None: the config's"""
-    vec: Literal["batched", "dummy", "subproc"] | None = None
-    """vector env: batched (numba, where it has the encoding), dummy (one process) or subproc; None: the config's"""
     run_dir: str | None = None
     """where to write the run, new or empty; None: runs/<env>-<time>"""
     resume: str | None = None
     """run directory to continue from its newest intact checkpoint"""
     overwrite: bool = False
     """replace the run found in --run-dir instead of refusing"""
-    report_episodes: Annotated[int | None, Field(ge=1)] = None
-    """deals for the final comparison; None: the config's"""
-    pretrain_episodes: Annotated[int | None, Field(ge=0)] = None
-    """teacher games for behaviour cloning before PPO; None: the config's pretrain.episodes"""
     progress_bar: bool = True
     """show a progress bar while training"""
+    overrides: Annotated[dict[str, Any], tyro.conf.Suppress] = dataclasses.field(default_factory=dict)
+    """the config keys (dotted) the command line sets, merged into the YAML's settings before they are checked"""
+
+    @model_validator(mode="after")
+    def _resume_alone(self) -> Args:
+        if self.resume and self.run_dir is not None:
+            raise ValueError("--run-dir cannot be combined with --resume: a run goes on in its own directory")
+        if self.resume and self.overwrite:
+            raise ValueError("--overwrite cannot be combined with --resume: choose one")
+        return self
 
 
-#: Config keys the flags override, and the flag to name in an error.
-OVERRIDES = {
-    "total_timesteps": "--total-timesteps",
-    "n_envs": "--n-envs",
-    "vec": "--vec",
-    "report.episodes": "--report-episodes",
-    "pretrain.episodes": "--pretrain-episodes",
-}
+#: Older spellings of config flags that the docs use.
+ALIASES = {"report.episodes": ("--report-episodes",), "pretrain.episodes": ("--pretrain-episodes",)}
+#: A mapping flag (``--env-kwargs "{obs_encoding: planes}"``) is YAML.
+YAML_FLAG = PrimitiveConstructorSpec(
+    nargs=1,
+    metavar="YAML",
+    instance_from_str=lambda args: yaml.safe_load(args[0]),
+    is_instance=lambda value: isinstance(value, dict),
+    str_from_instance=lambda value: [yaml.safe_dump(value, default_flow_style=True).strip()],
+)
+
+
+def config_flags(cls: type, given: dict[str, Any], prefix: str = "") -> Any:
+    """A plain dataclass with a field for every setting of the config class ``cls`` (nested classes in turn), typed
+    as tyro parses it and holding ``given``'s value or the default: tyro's defaults, unchecked (the settings with
+    the command line's changes merged in are checked once, by the config)."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields, values = [], {}
+    for f in dataclasses.fields(cls):
+        if f.name == "env_id":
+            continue
+        hint = _flag_type(hints[f.name])
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[operator]
+        value = given.get(f.name, default)
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            value = config_flags(hint, value if isinstance(value, dict) else {}, f"{prefix}{f.name}.")
+            hint = type(value)
+        aliases = ALIASES.get(prefix + f.name)
+        fields.append((f.name, Annotated[hint, tyro.conf.arg(aliases=aliases)] if aliases else hint))
+        values[f.name] = value.text if isinstance(value, Schedule) else value
+    flags = dataclasses.make_dataclass(cls.__name__, fields)
+    flags.__module__, flags.__qualname__ = cls.__module__, cls.__qualname__  # tyro's help: the config's field comments
+    return flags(**values)
+
+
+def _flag_type(hint: Any) -> Any:
+    """A config field's type as a flag takes it: no pydantic constraints, a schedule a number or text, a mapping
+    YAML."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Annotated:
+        return _flag_type(args[0])
+    if hint is Schedule:
+        return float | str
+    if origin is dict:
+        return Annotated[dict[str, Any], YAML_FLAG]
+    if origin is list:
+        return list[_flag_type(args[0])]  # type: ignore[misc]
+    if origin in (typing.Union, type(int | None)):
+        return functools.reduce(lambda a, b: a | b, map(_flag_type, args))
+    return hint
+
+
+def changes(parsed: Any, default: Any, prefix: str = "") -> dict[str, Any]:
+    """The leaves (dotted keys) where tyro's ``parsed`` flags differ from their ``default``: the command line's."""
+    found: dict[str, Any] = {}
+    for f in dataclasses.fields(parsed):
+        new, old = getattr(parsed, f.name), getattr(default, f.name)
+        if dataclasses.is_dataclass(new):
+            found |= changes(new, old, f"{prefix}{f.name}.")
+        elif new is not old and new != old:
+            found[prefix + f.name] = new
+    return found
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Parse the command line into :class:`Args` (tyro: flags are the fields, dashed; --help from the docstrings).
+    """The command line as :class:`Args`: tyro's flags from its fields and from every key of the config (their
+    defaults the config's values; --help from the docstrings), what it changes in :attr:`Args.overrides`.
 
     A command line tyro refuses is a ConfigError of one line (tyro draws a box of several); ``--help`` prints
     the help and exits as usual.
     """
-    import tyro
-
+    argv = sys.argv[1:] if argv is None else argv
+    first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    for flag in ("--config", "--env-id", "--resume"):
+        first.add_argument(flag)
+    known = first.parse_known_args(argv)[0]
+    try:
+        given = read_settings(*config_source(known.config, known.env_id, known.resume))
+    except ConfigError:  # named by setup, which reads it again
+        given = {}
+    defaults = config_flags(TrainConfig, given)
+    flat = tyro.conf.arg(name="")
+    flags = dataclasses.make_dataclass(
+        "Flags", [("args", Annotated[Args, flat]), ("config", Annotated[type(defaults), flat])]
+    )
     captured = io.StringIO()
     try:
-        with contextlib.redirect_stderr(captured):
-            args = tyro.cli(Args, args=argv, prog="train.py", description=__doc__)
+        with contextlib.redirect_stderr(captured), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a default of the wrong type (the config's, checked later)
+            parsed = tyro.cli(flags, args=argv, prog="train.py", description=__doc__, default=flags(Args(), defaults))
     except SystemExit as exc:
         if exc.code in (0, None):
             sys.stderr.write(captured.getvalue())
             raise
         raise ConfigError(one_line_usage_error(captured.getvalue())) from None
+    except ValidationError as exc:
+        raise ConfigError(one_line(exc, flags=[f.name for f in dataclasses.fields(Args)])) from None
     sys.stderr.write(captured.getvalue())  # tyro's warnings, if any
+    args: Args = parsed.args
+    args.overrides = changes(parsed.config, defaults)
+    if args.overrides.get("pretrain.episodes") == 0:  # no warm start, so no DAgger rounds after it either
+        args.overrides.setdefault("pretrain.dagger_rounds", 0)
     return args
+
+
+def config_source(config: str | None, env_id: str | None, resume: str | None) -> tuple[Path, str | None]:
+    """The YAML file a run's settings come from, and the env id to take from it (None: the file's only one)."""
+    if not resume:
+        return Path(config or DEFAULT_CONFIG), env_id
+    saved = Path(resume) / "config.yaml"
+    return (Path(config), env_id or read_settings(saved)["env_id"]) if config else (saved, None)
 
 
 def one_line_usage_error(box: str) -> str:
@@ -138,39 +228,6 @@ def one_line_usage_error(box: str) -> str:
     if guess and len(guess) > 1 and guess[1]:
         paragraph = f"{paragraph.rstrip('.')} (perhaps you meant {guess[1].split()[0]})"
     return f"{paragraph.rstrip('.')}. See train.py --help"
-
-
-def check_args(args: Args) -> None:
-    """Ranges and combinations of the flags: a ConfigError naming the flag."""
-    try:
-        TypeAdapter(Args).validate_python(dataclasses.asdict(args))
-    except ValidationError as exc:
-        names = {f.name: "--" + f.name.replace("_", "-") for f in dataclasses.fields(Args)}
-        raise ConfigError(describe(exc, names=names)) from None
-    if args.resume:
-        if args.run_dir is not None:
-            raise ConfigError("--run-dir cannot be combined with --resume: a run goes on in its own directory")
-        if args.overwrite:
-            raise ConfigError("--overwrite cannot be combined with --resume: choose one")
-
-
-def override(config: TrainConfig, args: Args) -> TrainConfig:
-    """``config`` with the flags' values, checked as the config file is (errors name the flag)."""
-    data = dataclasses.asdict(config)
-    changed = False
-    for key, flag in OVERRIDES.items():
-        value = getattr(args, flag[2:].replace("-", "_"))
-        if value is None:
-            continue
-        *parents, leaf = key.split(".")
-        target = data
-        for part in parents:
-            target = target[part]
-        target[leaf] = value
-        changed = True
-    if args.pretrain_episodes == 0:  # no warm start, so no DAgger rounds after it either
-        data["pretrain"]["dagger_rounds"] = 0
-    return validate(data, config.env_id, OVERRIDES) if changed else config
 
 
 def prepare_run_dir(args: Args, env_id: str) -> Path:
@@ -210,11 +267,10 @@ class Plan:
 
 def setup(args: Args) -> Plan:
     """Every user check before any long work: the config, the flags, the run directory (and what it holds)."""
-    check_args(args)
     if args.resume:
         return plan_resume(args)
-    config = override(load_config(args.config or DEFAULT_CONFIG, args.env_id), args)
-    vec, why = select_vec(args.vec or config.vec, config)
+    config = load_config(*config_source(args.config, args.env_id, None), args.overrides)
+    vec, why = select_vec(config.vec, config)
     return Plan(config, prepare_run_dir(args, config.env_id), args.seed or 0, vec, why)
 
 
@@ -228,21 +284,21 @@ def plan_resume(args: Args) -> Plan:
     if not saved.is_file():
         raise ConfigError(f"cannot resume: {saved} is missing (is {run_dir} a run directory?)")
     record = read_record(run_dir)
-    run_config = load_config(saved)
-    config = load_config(args.config, args.env_id or run_config.env_id) if args.config else run_config
-    changes = config_changes(record.get("config") or dataclasses.asdict(run_config), dataclasses.asdict(config))
-    if changes:
+    config = load_config(*config_source(args.config, args.env_id, args.resume), args.overrides)
+    changed = config_changes(record.get("config") or config_data(load_config(saved)), config_data(config))
+    if changed:
+        flagged = any(key.split(".")[0] not in RESUME_FREE for key in args.overrides)
+        source = f"{args.config or saved}{' with the flags' if flagged else ''}"
         raise ConfigError(
-            f"cannot resume: {args.config or saved} differs from the config the run trained with: "
-            f"{'; '.join(changes)}; its checkpoints hold those settings: put them back, or start a new run"
+            f"cannot resume: {source} differs from the config the run trained with: "
+            f"{'; '.join(changed)}; its checkpoints hold those settings: put them back, or start a new run"
         )
-    config = override(config, args)
     seed = record.get("seed", args.seed or 0)
     if args.seed is not None and args.seed != seed:
         raise ConfigError(f"--seed {args.seed} differs from the run's seed {seed}: leave --seed out to go on with it")
-    vec, why = select_vec(args.vec or config.vec, config)
+    vec, why = select_vec(config.vec, config)
     if record.get("vec", vec) != vec:
-        asked = f"--vec {args.vec}" if args.vec else f"vec {vec}" + (f" ({why})" if why else "")
+        asked = f"--vec {config.vec}" if "vec" in args.overrides else f"vec {vec}" + (f" ({why})" if why else "")
         raise ConfigError(f"{asked} differs from the run's vec {record['vec']}: resume with --vec {record['vec']}")
     for path in sorted((run_dir / "monitor").glob("*.monitor.csv")):
         if path.stat().st_size > 0:
@@ -294,7 +350,7 @@ def train(args: Args) -> Path:
         raise
     resuming = plan.checkpoint is not None
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
-    clock.start(model.num_timesteps, seed=plan.seed, vec=plan.vec, config=dataclasses.asdict(config))
+    clock.start(model.num_timesteps, seed=plan.seed, vec=plan.vec, config=config_data(config))
     callbacks = make_callbacks(config, run_dir, clock)
     if not resuming and config.pretrain.episodes > 0:
         _pretrain(model, config, run_dir, plan.seed)
@@ -340,7 +396,7 @@ def new_model(config: TrainConfig, envs: Any, run_dir: Path | None, seed: int) -
             seed=seed,
             device="cpu",
             verbose=0,
-            **resolve_ppo_kwargs(config.ppo, config.env_id),
+            **config.ppo.sb3_kwargs(),
         )
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{config.env_id}.policy_kwargs or .ppo: {exc}") from None
@@ -377,7 +433,7 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
 
     spec = config.pretrain
     seeds = range(spec.seed, spec.seed + spec.episodes)
-    gamma = float(config.ppo.get("gamma", 0.99))
+    gamma = float(config.ppo.gamma)
     print(f"pretraining: recording {spec.episodes} games of the {spec.teacher} teacher")
     demos = collect(config.env_id, config.env_kwargs, spec.teacher, seeds, gamma, jobs=spec.jobs)
     fit_kwargs: dict[str, Any] = {
