@@ -80,9 +80,14 @@ def make_agent(
         if target is None:
             raise ValueError(f"no {kind} agent for game {game_name!r}; games with one: {', '.join(sorted(table))}")
         agent_cls = _load(target)
+        model = options_model(agent_cls)
         try:
-            options = options_model(agent_cls).model_validate(agent_options(spec))
+            options = model.model_validate(agent_options(spec))
         except ValidationError as exc:
+            first = exc.errors()[0]
+            if first["type"] == "extra_forbidden":
+                known = ", ".join(model.model_fields) or "none"
+                raise ValueError(f"agent {spec!r}: unknown option {first['loc'][0]}; {kind} takes {known}") from None
             raise ValueError(f"agent {spec!r}: option {one_line(exc)}") from None
         return agent_cls(**options.model_dump())
     if kind == "ppo":

@@ -194,7 +194,7 @@ def test_parallel_evaluation_gives_the_same_results_in_seed_order():
         (["--agents", "random", "random"], "two agents would both be labelled 'random'"),
         (["--agents", "ppo:a/m.zip", "ppo:b/m.zip"], "no PPO model at a/m.zip"),
         (["--agents", "random:foo=1"], "random takes no options"),
-        (["--agents", "planner:max_seconds=-1"], "option max_seconds must be 0 or more"),
+        (["--agents", "planner:max_seconds=-1"], "option max_seconds: Input should be greater than or equal to 0"),
         (["--agents", "smart"], "unknown agent 'smart'"),
         (["--episodes", "0"], "--episodes must be at least 1, got 0"),
         (["--seed", "-2"], "--seed must be 0 or more, got -2"),
