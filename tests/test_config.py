@@ -67,7 +67,7 @@ def write(tmp_path: Path, patch: dict, env_id: str = GOLF) -> Path:
         ),
         (
             {"report": {"agents": ["planner:depth=3"]}},
-            "option depth: Extra inputs are not permitted (got 3.0)",
+            "unknown option depth; planner takes samples",
         ),
         ({"report": {"agents": ["planner:samples=0"]}}, "samples must be at least 1"),
         ({"report": {"agents": ["oracle"]}}, "unknown agent 'oracle'"),
