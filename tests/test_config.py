@@ -216,7 +216,10 @@ def test_the_linear_schedule_is_sb3s_and_decays_as_before():
         (["--report-episodes", "0"], "--report.episodes: Input should be greater than or equal to 1 (got 0)"),
         (["--ppo.gamma", "1.5"], "--ppo.gamma: Input should be less than or equal to 1 (got 1.5)"),
         (["--ppo.learning-rate", "lin_fast"], "--ppo.learning-rate: must be a number or lin_<start>"),
-        (["--report.agents", "random", "planner:depth=3"], "report.agents[1]: agent 'planner:depth=3': option depth"),
+        (
+            ["--report.agents", "random", "planner:depth=3"],
+            "report.agents[1]: agent 'planner:depth=3': unknown option depth",
+        ),
         (["--resume", "somewhere", "--run-dir", "x"], "--run-dir cannot be combined with --resume"),
         (["--resume", "somewhere", "--overwrite"], "--overwrite cannot be combined with --resume"),
         (["--config", "nowhere.yaml"], "config file nowhere.yaml does not exist"),
