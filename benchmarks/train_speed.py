@@ -110,7 +110,7 @@ def measure(
     n_envs = given.pop("n_envs", config.n_envs)
     config = dataclasses.replace(config, ppo=dataclasses.replace(config.ppo, **given))  # type: ignore[arg-type]
     if vec == "batched":
-        from patience_gym.vector.sb3 import make_sb3_vec_env
+        from agents.training.sb3_vec_env import make_sb3_vec_env
 
         envs = _timed_vec_env(make_sb3_vec_env(config.env_id, n_envs, seed=0, env_kwargs=dict(config.env_kwargs)))
     else:

@@ -315,7 +315,6 @@ class FakeVector:
 
     def __init__(self):
         self.made = []
-        self.sb3 = self  # the SB3 adapter's module, patience_gym.vector.sb3
 
     def batched_supported(self, env_id, obs_encoding=None):
         return env_id == "patience_gym/Golf-v0" and obs_encoding in (None, "ids", "planes")
@@ -331,7 +330,6 @@ class FakeVector:
 
 def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_path):
     import sys
-    import types
 
     import patience_gym
 
@@ -340,6 +338,7 @@ def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_
     fake = FakeVector()
     monkeypatch.setitem(sys.modules, "patience_gym.vector", fake)
     monkeypatch.setattr(patience_gym, "vector", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "agents.training.sb3_vec_env", fake)  # the SB3 adapter's module
     assert config.vec == "batched"  # the default
     assert training_envs.select_vec("batched", config) == ("batched", None)
     kind, why = training_envs.select_vec("batched", runs)
@@ -351,13 +350,6 @@ def test_vec_selection_prefers_batched_and_falls_back_to_dummy(monkeypatch, tmp_
     assert fake.made == [("patience_gym/Golf-v0", 2, 7, {"render_mode": None, **config.env_kwargs})]
     assert (tmp_path / "monitor" / "batched.monitor.csv").is_file()
     envs.close()
-    # The adapter may live in patience_gym.vector.sb3 (kept out of the package module: it imports SB3).
-    split = types.SimpleNamespace(
-        batched_supported=fake.batched_supported, sb3=types.SimpleNamespace(make_sb3_vec_env=fake.make_sb3_vec_env)
-    )
-    monkeypatch.setitem(sys.modules, "patience_gym.vector", split)
-    monkeypatch.setattr(patience_gym, "vector", split)
-    assert training_envs.select_vec("batched", config) == ("batched", None)
     assert training_envs.batched_maker() == fake.make_sb3_vec_env
     # Without the package (or numba), batched falls back to dummy and says why.
     monkeypatch.setitem(sys.modules, "patience_gym.vector", None)

@@ -194,7 +194,7 @@ def test_a_masked_softmax_samples_through_thousands_of_episode_ends(env_id: str,
 
 @pytest.mark.parametrize("env_id", BATCHED)
 def test_the_sb3_adapter_masks_the_new_games_at_episode_ends(env_id: str) -> None:
-    from patience_gym.vector.sb3 import make_sb3_vec_env
+    from agents.training.sb3_vec_env import make_sb3_vec_env
 
     venv = make_sb3_vec_env(env_id, 16, seed=3, env_kwargs={"max_episode_steps": 10})
     venv.reset()

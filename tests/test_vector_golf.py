@@ -210,7 +210,7 @@ def test_importing_patience_gym_stays_light() -> None:
 def test_sb3_adapter_matches_dummy_vec_env() -> None:
     from stable_baselines3.common.env_util import make_vec_env
 
-    from patience_gym.vector.sb3 import make_sb3_vec_env
+    from agents.training.sb3_vec_env import make_sb3_vec_env
 
     kwargs = {"obs_encoding": "planes", "max_episode_steps": 40}
     batched = make_sb3_vec_env(GOLF, 6, seed=3, env_kwargs={"render_mode": None, **kwargs})
@@ -247,7 +247,7 @@ def test_sb3_adapter_matches_dummy_vec_env() -> None:
 def test_maskable_ppo_learns_on_the_batched_vec_env(tmp_path: Any) -> None:
     from sb3_contrib import MaskablePPO
 
-    from patience_gym.vector.sb3 import make_sb3_vec_env
+    from agents.training.sb3_vec_env import make_sb3_vec_env
 
     env = make_sb3_vec_env(GOLF, 8, seed=0, env_kwargs={"obs_encoding": "planes"}, monitor_dir=tmp_path)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")

@@ -58,8 +58,8 @@ def test_sb3_adapter_serves_maskable_ppo() -> None:
     and each finished game's ``terminal_observation`` and score (the learning itself: tests/test_vector_golf.py)."""
     from gymnasium.vector import AutoresetMode
 
+    from agents.training.sb3_vec_env import BatchedSB3VecEnv
     from patience_gym.vector.base import BatchedVectorEnv
-    from patience_gym.vector.sb3 import BatchedSB3VecEnv
 
     game = BatchedPuss(8, obs_encoding="planes")
     venv = BatchedSB3VecEnv(BatchedVectorEnv(game, autoreset_mode=AutoresetMode.SAME_STEP))

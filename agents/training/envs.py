@@ -3,6 +3,7 @@ monitor files (continued across resumes), and the held-out evaluation's cycled d
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,8 @@ def select_vec(requested: str, config: TrainConfig) -> tuple[str, str | None]:
 
 
 def batched_maker() -> Any:
-    """``make_sb3_vec_env`` of :mod:`patience_gym.vector.sb3` (the SB3 adapter); ImportError without it."""
-    from patience_gym.vector import sb3
-
-    return sb3.make_sb3_vec_env
+    """``make_sb3_vec_env`` of :mod:`agents.training.sb3_vec_env` (the SB3 adapter); ImportError without numba."""
+    return importlib.import_module("agents.training.sb3_vec_env").make_sb3_vec_env
 
 
 def make_envs(

@@ -1,8 +1,8 @@
 """Batched engines: N games in numpy arrays stepped by numba kernels (issue 26).
 
 ``patience_gym.vector.base``: the ``BatchedGame`` contract and the gymnasium
-``BatchedVectorEnv``; ``.sb3``: the SB3 ``VecEnv`` adapter and
-``make_sb3_vec_env``; ``.rng``: numpy-exact shuffles; one kernel module per
+``BatchedVectorEnv`` (the SB3 ``VecEnv`` adapter, which imports SB3, is
+:mod:`agents.training.sb3_vec_env`); ``.rng``: numpy-exact shuffles; one kernel module per
 game family. This package module imports neither numba nor torch.
 """
 

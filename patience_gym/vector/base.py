@@ -5,7 +5,7 @@ numba kernels, without autoreset. ``BatchedVectorEnv`` adds what the single
 env's wrappers add (autoreset, TimeLimit truncation, the info dict, the
 illegal-action policy), so that env ``i`` plays bit-identically to
 ``gym.make(env_id, ...)`` reset with ``seed=seeds[i]`` and then without a seed
-after each finished game. The SB3 adapter lives in :mod:`patience_gym.vector.sb3`.
+after each finished game. The SB3 adapter lives in :mod:`agents.training.sb3_vec_env`.
 """
 
 from __future__ import annotations
