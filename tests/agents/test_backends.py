@@ -208,7 +208,7 @@ def test_evaluate_sharded_refuses_a_model_for_another_game_before_any_shard(monk
 
     sent: list[Any] = []
     monkeypatch.setattr(evaluate_module, "run_sharded", lambda *a, **k: sent.append(a))
-    model = Path(__file__).resolve().parents[1] / "models" / "golf_moves_decay2.zip"
+    model = Path(__file__).resolve().parents[2] / "models" / "golf_moves_decay2.zip"
     with pytest.raises(ModelSpecError, match="trained on patience_gym/Golf-v0 .*queens_on_kings"):
         evaluate_sharded(GOLF, {"obs_encoding": "runs", "queens_on_kings": True}, [f"ppo:{model}"], range(4))
     assert sent == []

@@ -241,7 +241,7 @@ def test_cli_records_and_backend_flags(tmp_path, capsys):
     assert "--records is not supported with --backend ray" in capsys.readouterr().err
 
 
-MODELS = __import__("pathlib").Path(__file__).resolve().parents[1] / "models"
+MODELS = __import__("pathlib").Path(__file__).resolve().parents[2] / "models"
 
 
 @pytest.mark.parametrize(

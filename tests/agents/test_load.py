@@ -183,7 +183,7 @@ def test_slim_keeps_the_policy_and_the_spec_and_drops_the_optimizer_state(stampe
         slim_model(not_a_model)
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
 
 

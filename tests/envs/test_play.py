@@ -21,7 +21,7 @@ from patience_gym.play import Session, default_record_path, main
 from patience_gym.records import load_record
 
 ENV_IDS = list(patience_gym.ENVS)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _play(argv: list[str], script: str) -> str:

@@ -24,7 +24,7 @@ import pytest
 import patience_gym  # noqa: F401 - registers the envs
 from patience_gym.vector import batched_supported
 
-GOLDEN = Path(__file__).parent / "data" / "golden.json"
+GOLDEN = Path(__file__).parents[1] / "data" / "golden.json"
 SEEDS = (0, 1, 2)
 
 #: (env id, obs_encoding, rule kwargs, max steps per playout)

@@ -10,7 +10,7 @@ import yaml
 
 import patience_gym  # noqa: F401 - registers the envs
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = DOCS / "pages"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "pandas", "scipy", "pydantic")
 
 

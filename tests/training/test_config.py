@@ -234,7 +234,7 @@ def test_no_arguments_run_the_canonical_golf_config(tmp_path, monkeypatch):
     plan = experiment.setup(args)
     config, run_dir = plan.config, plan.run_dir
     assert config.env_id == GOLF and plan.checkpoint is None and plan.seed == 0
-    assert config == load_config(Path(__file__).resolve().parent.parent / "configs" / "golf.yaml")
+    assert config == load_config(Path(__file__).resolve().parents[2] / "configs" / "golf.yaml")
     assert run_dir.parent == Path("runs") and run_dir.is_dir() and not any(run_dir.iterdir())
 
 

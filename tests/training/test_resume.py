@@ -35,7 +35,7 @@ TINY = {
         "vec": "dummy",
     }
 }
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def write_config(folder: Path, data: dict = TINY) -> Path:

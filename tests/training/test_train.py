@@ -238,7 +238,7 @@ def test_config_file_level_errors(tmp_path, capsys):
 
 
 def test_every_committed_config_loads():
-    configs = sorted(Path(__file__).resolve().parent.parent.joinpath("configs").glob("*.yaml"))
+    configs = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
     assert configs
     for path in configs:
         config = load_config(path)
@@ -258,7 +258,7 @@ def test_committed_configs_of_the_other_families_train_and_report(tmp_path, conf
     """A smoke run of each env family's committed config through train.py (a few thousand steps)."""
     from sb3_contrib import MaskablePPO
 
-    config_path = Path(__file__).resolve().parent.parent / "configs" / config_name
+    config_path = Path(__file__).resolve().parents[2] / "configs" / config_name
     env_id = load_config(config_path).env_id
     run_dir = tmp_path / "run"
     extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2", "--pretrain-episodes", "2"]
@@ -281,7 +281,7 @@ def test_golf_moves_config_trains_and_its_model_plays_rounds(tmp_path):
     from agents.evaluation.evaluate import play_episodes
     from agents.ppo import PPOAgent
 
-    config_path = Path(__file__).resolve().parent.parent / "configs" / "golf_moves_decay2.yaml"
+    config_path = Path(__file__).resolve().parents[2] / "configs" / "golf_moves_decay2.yaml"
     hole_run = tmp_path / "hole"
     extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2"]
     assert experiment.main(["--config", str(config_path), "--run-dir", str(hole_run), "--no-progress-bar", *extra]) == 0

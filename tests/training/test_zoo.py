@@ -15,7 +15,7 @@ import yaml
 
 import patience_gym
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ZOO_CONF = ROOT / "configs" / "zoo" / "ppo.yml"
 GOLF = "patience_gym/Golf-v0"
 
