@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import gymnasium as gym
@@ -12,13 +11,16 @@ import pytest
 from agents.evaluation.evaluate import evaluate
 from agents.solvers import golf as golf_solver
 from agents.solvers.golf import GolfSolution, solve, solve_python
-from benchmarks import golf_solver as benchmark
 from patience_gym.cards import RANK, codes
 from patience_gym.games.golf import NUM_COLUMNS, Golf, GolfState
 from patience_gym.games.golf_board import format_board
-from tests.test_golf import BOOK_DEAL
 
-RULES = benchmark.RULE_SETS
+# Golf's rule sets (as benchmarks/golf_solver.py names them).
+RULES: dict[str, dict[str, bool]] = {
+    "book": {},
+    "queens_on_kings": {"queens_on_kings": True},
+    "wrap_ranks": {"wrap_ranks": True},
+}
 needs_c = pytest.mark.skipif(not golf_solver.HAVE_FAST, reason="C core not built")
 
 
@@ -105,11 +107,11 @@ def _deal_order(state: GolfState) -> list[int]:
     return rows + list(state.stock)
 
 
-def test_book_example_best_is_at_most_the_books_14_and_replays() -> None:
+def test_book_example_best_is_at_most_the_books_14_and_replays(golf_book_deal) -> None:
     game = Golf()
-    solution = solve(game, game.from_deal(BOOK_DEAL))
+    solution = solve(game, game.from_deal(golf_book_deal))
     assert solution.exact and solution.score <= 14
-    assert replay({}, {"deal": BOOK_DEAL}, solution.moves)[0] == solution.score
+    assert replay({}, {"deal": golf_book_deal}, solution.moves)[0] == solution.score
 
 
 @needs_c
@@ -139,14 +141,14 @@ def test_solve_falls_back_to_python_without_the_c_core(monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize("budget", [0, 1, 40, 2000])
-def test_node_budget_is_respected_and_the_moves_still_reach_the_score(fast: bool, budget: int) -> None:
+def test_node_budget_is_respected_and_the_moves_still_reach_the_score(fast: bool, budget: int, golf_book_deal) -> None:
     if fast and not golf_solver.HAVE_FAST:
         pytest.skip("C core not built")
     game = Golf(queens_on_kings=True)
-    state = game.from_deal(BOOK_DEAL)
+    state = game.from_deal(golf_book_deal)
     solution: GolfSolution = solve(game, state, max_nodes=budget, fast=fast)
     assert not solution.exact and solution.nodes <= budget
-    assert replay({"queens_on_kings": True}, {"deal": BOOK_DEAL}, solution.moves)[0] == solution.score
+    assert replay({"queens_on_kings": True}, {"deal": golf_book_deal}, solution.moves)[0] == solution.score
     assert solution.score >= solve(game, state).score
 
 
@@ -211,15 +213,3 @@ def test_solver_agent_replans_when_another_player_leaves_its_line() -> None:
         left_the_line |= other != best
         game.apply(env.state, other)
     assert left_the_line
-
-
-def test_benchmark_script_writes_results_and_counts_unproven_solves(tmp_path) -> None:
-    benchmark.main(["--deals", "9", "--rounds", "1", "--max-nodes", "300", "--out", str(tmp_path)])
-    data = json.loads((tmp_path / "golf_solver.json").read_text())
-    assert [row["rules"] for row in data["rows"]] == list(RULES)
-    for row in data["rows"]:
-        assert row["deals"] == 9 and 0 <= row["cleared"] <= 9 and row["nine_holes_rounds"] == 1
-        assert row["nine_holes_mean"] == pytest.approx(9 * row["mean_score"])
-        assert 0 < row["not_proven"] <= 9 and row["golf_round"]["not_proven"] > 0
-    table = (tmp_path / "golf_solver.md").read_text()
-    assert all(f"| {name} |" in table for name in RULES)

@@ -9,7 +9,6 @@ from gymnasium.utils.env_checker import check_env
 
 import patience_gym
 from patience_gym.core import IllegalActionError
-from tests.conftest import masked_random_action
 
 ENV_IDS = sorted(patience_gym.ENVS)
 
@@ -31,7 +30,7 @@ def test_check_env_with_render(env_id):
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_same_seed_same_rollout(env_id):
+def test_same_seed_same_rollout(env_id, masked_random_action):
     a, b = gym.make(env_id), gym.make(env_id)
     obs_a, info_a = a.reset(seed=123)
     obs_b, info_b = b.reset(seed=123)
@@ -62,7 +61,7 @@ def test_different_seeds_differ_and_reset_without_seed_continues(env_id):
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_masks_agree_and_step_contract(env_id):
+def test_masks_agree_and_step_contract(env_id, masked_random_action):
     env = gym.make(env_id, illegal_action="raise")
     obs, info = env.reset(seed=5)
     unwrapped = env.unwrapped
@@ -85,7 +84,7 @@ def test_masks_agree_and_step_contract(env_id):
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_state_dict_reset_round_trip(env_id):
+def test_state_dict_reset_round_trip(env_id, masked_random_action):
     env = gym.make(env_id)
     _, info = env.reset(seed=9)
     rng = np.random.default_rng(1)
@@ -136,7 +135,7 @@ def test_works_with_maskable_ppo_vec_env(env_id):
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_writing_into_returned_arrays_never_changes_the_env(env_id):
+def test_writing_into_returned_arrays_never_changes_the_env(env_id, masked_random_action):
     """Issue 32: what step/reset hand out is the caller's; an untouched twin plays the same (illegal moves too)."""
     for encoding in encodings(env_id):
         scribbled, twin = gym.make(env_id, obs_encoding=encoding), gym.make(env_id, obs_encoding=encoding)

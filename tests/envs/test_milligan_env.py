@@ -25,7 +25,7 @@ from patience_gym.games.milligan import (
     MissMilliganPocket,
 )
 from patience_gym.games.milligan_tables import NUM_ACTIONS
-from tests.conftest import masked_random_action
+from tests.helpers import masked_random_action
 
 IDS = ["patience_gym/MissMilligan-v0", "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
 OPTIONS: dict[str, list[dict[str, bool]]] = {

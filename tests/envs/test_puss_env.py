@@ -9,8 +9,8 @@ from gymnasium.utils.env_checker import check_env
 
 from patience_gym.cards import CODE, parse_card
 from patience_gym.games.puss import DEAL, OBS_SIZE, PLANE_WIDTH, PLANES_SIZE, PussInTheCorner
-from tests.conftest import masked_random_action
-from tests.test_puss_rules import BOOK_DEAL, BOOK_PLAY
+from tests.helpers import masked_random_action
+from tests.helpers.puss import BOOK_DEAL, BOOK_PLAY
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
 OPTION_SETS = [

@@ -14,7 +14,7 @@ from PIL import Image
 
 import patience_gym
 from patience_gym.render.image import HIGHLIGHT, image_size, render_rgb, save_animation
-from tests.conftest import masked_random_action
+from tests.helpers import masked_random_action
 
 ENV_IDS = list(patience_gym.ENVS)
 

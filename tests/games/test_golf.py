@@ -11,65 +11,8 @@ from patience_gym.core import IllegalActionError
 from patience_gym.features import observe
 from patience_gym.games.golf import DEAL, Golf, GolfRound
 from patience_gym.games.golf_board import format_board, parse_board
+from tests.helpers.golf import BOOK_DEAL
 
-# The book's example (golf__book.txt). The text names all 17 stock cards and the
-# 21 cards played from the links; the other 14 link cards and the column layout
-# are not given, so this layout was built to be consistent with every play and
-# every stoppage the text describes (links row by row, then the stock).
-BOOK_DEAL = [
-    "3D",
-    "8S",
-    "TS",
-    "TH",
-    "4D",
-    "KS",
-    "2C",
-    "JS",
-    "KC",
-    "QS",
-    "AS",
-    "JD",
-    "QD",
-    "AH",
-    "KD",
-    "6H",
-    "AC",
-    "2H",
-    "2S",
-    "AD",
-    "4S",
-    "JH",
-    "9D",
-    "7D",
-    "3H",
-    "2D",
-    "3C",
-    "8D",
-    "8H",
-    "TC",
-    "9S",
-    "QC",
-    "JC",
-    "QH",
-    "5H",
-    "7H",
-    "4C",
-    "TD",
-    "9H",
-    "KH",
-    "4H",
-    "3S",
-    "6D",
-    "5S",
-    "5D",
-    "9C",
-    "6S",
-    "7C",
-    "7S",
-    "8C",
-    "5C",
-    "6C",
-]
 BOOK_PLAYS = [
     ("7H", "8H 9S TC JC QH JH QC KD"),
     ("4C", "5H"),

@@ -21,7 +21,6 @@ from patience_gym.games.puss import (
     PussInTheCorner,
     _build_obs,
 )
-from tests.conftest import masked_random_action
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
 OPTIONS = [
@@ -89,7 +88,7 @@ def check_invariants(game: PussInTheCorner, state) -> dict:
 
 
 @pytest.mark.parametrize("options", OPTIONS)
-def test_random_playouts_keep_every_invariant(options):
+def test_random_playouts_keep_every_invariant(options, masked_random_action):
     game = PussInTheCorner(**options)
     rng = np.random.default_rng(len(options))
     for episode in range(60):
@@ -119,7 +118,7 @@ def test_random_playouts_keep_every_invariant(options):
         assert state.pass_no == 2 or game.is_won(state)
 
 
-def test_strict_env_masked_out_actions_raise_and_masked_in_are_accepted():
+def test_strict_env_masked_out_actions_raise_and_masked_in_are_accepted(masked_random_action):
     env = gym.make(ENV_ID, illegal_action="raise")
     probe = gym.make(ENV_ID, illegal_action="raise")
     rng = np.random.default_rng(1)
@@ -142,7 +141,7 @@ def test_strict_env_masked_out_actions_raise_and_masked_in_are_accepted():
             assert not truncated
 
 
-def test_env_episodes_end_and_return_matches_score():
+def test_env_episodes_end_and_return_matches_score(masked_random_action):
     env = gym.make(ENV_ID)
     rng = np.random.default_rng(2)
     for seed in range(40):

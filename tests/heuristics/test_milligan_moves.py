@@ -31,8 +31,7 @@ from patience_gym.heuristics.milligan_moves import (
     position_terms,
     remembered_terms,
 )
-from tests.conftest import masked_random_action
-from tests.test_milligan_rules import position
+from tests.helpers import masked_random_action
 
 IDS = ["patience_gym/MissMilligan-v0", "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
 
@@ -75,8 +74,8 @@ def test_card_wait_and_fits_now_agree_with_their_definition_on_every_card_and_pi
 KINGS = ["KC KS", "KH KD", "", "KC", "KD", "KH", "KS"]
 
 
-def test_position_terms_count_cover_breaks_and_vacancies():
-    s = position(MissMilligan(), KINGS, (12,) * 8, heap=7)
+def test_position_terms_count_cover_breaks_and_vacancies(milligan_position):
+    s = milligan_position(MissMilligan(), KINGS, (12,) * 8, heap=7)
     # Cover: KS lies on a KC, KD on a KH (each copy of a King is needed, so both count).
     # Breaks: KS on KC and KD on KH. Vacancies: c3 and c8.
     assert position_terms(s) == (2, 2, 2)
@@ -120,9 +119,9 @@ def random_positions(env: gym.Env, seeds: range, rng: np.random.Generator) -> It
             done = terminated or truncated
 
 
-def test_features_of_a_foundation_move_and_a_packing_move():
+def test_features_of_a_foundation_move_and_a_packing_move(milligan_position):
     game = MissMilligan()
-    s = position(game, ["5C 9H", "4C", "TS", "8H"], (3, 3, 0, 0, 0, 0, 0, 0), heap=7)
+    s = milligan_position(game, ["5C 9H", "4C", "TS", "8H"], (3, 3, 0, 0, 0, 0, 0, 0), heap=7)
     up = row_of(game, s, "c2>f")
     assert up[0] == 1 and up[1:6].sum() == 0  # a foundation move
     assert up[6] == pytest.approx(1 / 13) and up[7] == 1  # one card; a new high
@@ -135,13 +134,13 @@ def test_features_of_a_foundation_move_and_a_packing_move():
     assert pack[17] == 0 and pack[18] == pytest.approx(1 / 12)  # 5C waits one rank
     assert pack[20] == 0 and pack[21] == pytest.approx(1 / 20)  # TS was alone in c3
     assert pack[23] == pytest.approx(9 / 13)
-    deal_free = row_of(game, position(game, ["5C", "4C"], heap=7, stock=8), "deal")
+    deal_free = row_of(game, milligan_position(game, ["5C", "4C"], heap=7, stock=8), "deal")
     assert deal_free[5] == 1 and deal_free[7] == 1 and np.count_nonzero(deal_free) == 2
 
 
-def test_restoring_a_waived_card_is_flagged():
+def test_restoring_a_waived_card_is_flagged(milligan_position):
     game = MissMilligan()
-    s = position(game, ["8S 7D", "9D", "8C", ""], (6, 6, 0, 0, 0, 0, 6, 6), heap=7)
+    s = milligan_position(game, ["8S 7D", "9D", "8C", ""], (6, 6, 0, 0, 0, 0, 6, 6), heap=7)
     game.apply(s, game.action_from_description("c1>w"))
     game.apply(s, game.action_from_description("c1>c2"))  # 8S onto 9D empties c1
     assert row_of(game, s, "w>c1")[24] == 1 and row_of(game, s, "w>c1")[2] == 1
@@ -273,7 +272,7 @@ def test_the_lookahead_mark_is_the_greedys_move_whenever_the_greedy_searches(env
     assert searched > 0
 
 
-def test_lookahead_marks_the_pocket_move_that_frees_a_needed_card():
+def test_lookahead_marks_the_pocket_move_that_frees_a_needed_card(milligan_position):
     """Every needed 2 lies under one card, and no single move gains (a card pocketed costs its -4, less the
     break and the cover it ends). Two moves do: pocket the card, then play the 2 up. The first such line
     is marked, with its gain, and it is the greedy's move."""
@@ -281,7 +280,7 @@ def test_lookahead_marks_the_pocket_move_that_frees_a_needed_card():
 
     game = MissMilliganPocket()
     columns = ["2C 9H", "2C 8H", "2D 7H", "2D 6H", "2H 5H", "2H 4H", "TH", "JH"]
-    s = position(game, columns, (1, 1, 1, 1, 1, 1, 13, 13), heap=7, stock=16)
+    s = milligan_position(game, columns, (1, 1, 1, 1, 1, 1, 13, 13), heap=7, stock=16)
     now = evaluation(s)
     legal = game.legal_actions(s)
     assert all(evaluation(_after(game, s, a)) <= now for a in legal if a != DEAL)
@@ -299,11 +298,11 @@ def test_lookahead_marks_the_pocket_move_that_frees_a_needed_card():
     assert np.array_equal(rows[:, :ROW], plain)
 
 
-def test_overflowing_move_list_lists_the_first_moves_and_the_network_leaves_the_rest_unlisted():
+def test_overflowing_move_list_lists_the_first_moves_and_the_network_leaves_the_rest_unlisted(milligan_position):
     game = Giant()
     spades = "KS QH JS TH 9S 8H 7S 6H 5S 4H 3S 2H AS"
     clubs = "KC QD JC TD 9C 8D 7C 6D 5C 4D 3C 2D AC"
-    s = position(game, [spades, spades, clubs, clubs], heap=4)
+    s = milligan_position(game, [spades, spades, clubs, clubs], heap=4)
     legal = game.legal_actions(s)
     assert len(legal) > MOVE_SLOTS  # every part of four 13-card sequences into three vacancies
     obs = observe(game, s, "moves")
@@ -318,10 +317,10 @@ def test_overflowing_move_list_lists_the_first_moves_and_the_network_leaves_the_
     assert torch.all(logits[legal[:MOVE_SLOTS]] != -7.0)
 
 
-def test_evaluation_is_the_greedy_baselines():
+def test_evaluation_is_the_greedy_baselines(milligan_position):
     from agents.baselines.greedy_milligan import evaluate
 
-    s = position(MissMilligan(), KINGS, (12,) * 8, heap=7)
+    s = milligan_position(MissMilligan(), KINGS, (12,) * 8, heap=7)
     # 96 cards up, cover 2, breaks 2, two vacancies that count (the stock is out).
     assert evaluate(s) == evaluation(s) == 100 * 96 - 2 - 3 * 2 + 6 * 2
 

@@ -16,8 +16,6 @@ from patience_gym.features.puss import MOVES_GLOBAL, MOVES_REPLAY_SIZE, MOVES_SI
 from patience_gym.games.puss import DEAL, MERGE, MERGES, PLANES_SIZE, TAKE, TO_CORNER, PussInTheCorner, PussState
 from patience_gym.heuristics.puss_greedy import SecondPassReplay, choose_move
 from patience_gym.heuristics.puss_moves import MOVE_FEATURES, card_waits, chain_to_foundations
-from tests.conftest import masked_random_action
-from tests.test_puss_rules import BOOK_DEAL
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
 ACES_ONLY = [["AC"], ["AD"], ["AH"], ["AS"]]
@@ -121,11 +119,13 @@ def test_take_features_read_each_packet_in_dealing_order():
 
 
 @pytest.mark.parametrize("encoding", ["moves", "moves_replay", "moves_replay_all"])
-def test_moves_encoding_hides_the_first_pass_pack_and_shows_the_remembered_second_pass(encoding):
+def test_moves_encoding_hides_the_first_pass_pack_and_shows_the_remembered_second_pass(
+    encoding, puss_book_deal, masked_random_action
+):
     env = gym.make(ENV_ID, obs_encoding=encoding)
-    other = BOOK_DEAL[:1] + BOOK_DEAL[1:][::-1]
+    other = puss_book_deal[:1] + puss_book_deal[1:][::-1]
     seen = []
-    for deal in (BOOK_DEAL, other):
+    for deal in (puss_book_deal, other):
         obs, _ = env.reset(options={"deal": deal})
         obs, *_ = env.step(DEAL)
         obs, *_ = env.step(1)
@@ -144,7 +144,7 @@ def test_moves_encoding_hides_the_first_pass_pack_and_shows_the_remembered_secon
     assert (order > 0).sum() == len(rest)
 
 
-def test_move_features_are_given_exactly_for_the_legal_actions():
+def test_move_features_are_given_exactly_for_the_legal_actions(masked_random_action):
     env = gym.make(ENV_ID, obs_encoding="moves", sevens_after_placing=True)
     rng = np.random.default_rng(1)
     for seed in range(20):

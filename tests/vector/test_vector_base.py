@@ -300,7 +300,7 @@ def _reached_positions(env_id: str, count: int, seed: int) -> list[dict]:
     """``count`` positions met by the single env in masked-random games (at random depths), as state dicts."""
     import gymnasium as gym
 
-    from tests.conftest import masked_random_action
+    from tests.helpers import masked_random_action
 
     env = gym.make(env_id, max_episode_steps=None)
     rng = np.random.default_rng(seed)
@@ -316,14 +316,13 @@ def _reached_positions(env_id: str, count: int, seed: int) -> list[dict]:
 
 
 @pytest.mark.parametrize("env_id", BATCHED)
-def test_set_state_plays_as_the_single_env_from_that_position(env_id: str) -> None:
+def test_set_state_plays_as_the_single_env_from_that_position(env_id: str, masked_random_action) -> None:
     """Positions reached by the single env: ``set_state`` then ``get_state`` gives them back; the engine's
     observation and mask then equal the single env's ``reset(options={"state": ...})``'s in every batched
     encoding, and both play on alike (rewards, ends, scores, positions), the progress rule's memory included."""
     import gymnasium as gym
 
     from patience_gym.vector import batched_game_class
-    from tests.conftest import masked_random_action
 
     cls = batched_game_class(env_id)
     n = 12

@@ -18,13 +18,14 @@ from patience_gym.vector.milligan import (
     BatchedMissMilliganPocket,
 )
 from patience_gym.vector.milligan_kernels import observe_ids
-from tests.conftest import masked_random_action
 
 ENGINES = [BatchedMissMilligan, BatchedGiant, BatchedMissMilliganPocket]
 
 
 @pytest.mark.parametrize("cls", ENGINES, ids=lambda cls: cls.__name__)
-def test_the_kept_up_to_date_ids_observation_equals_one_built_from_the_cards(cls: type[BatchedMilligan]) -> None:
+def test_the_kept_up_to_date_ids_observation_equals_one_built_from_the_cards(
+    cls: type[BatchedMilligan], masked_random_action
+) -> None:
     """The "ids" observation, updated move by move, equals ``observe_ids`` of the cards, through games and
     redeals (illegal actions and the deal held back included)."""
     n = 12

@@ -13,7 +13,6 @@ import pytest
 import patience_gym  # noqa: F401 - registers the envs
 from patience_gym.games.puss import NUM_ACTIONS, PLANES_SIZE
 from patience_gym.vector.puss import BatchedPuss
-from tests.conftest import masked_random_action
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
 
@@ -53,7 +52,7 @@ def test_spaces_and_options_match_the_single_env() -> None:
     assert BatchedPuss(1).obs_encoding == "ids"
 
 
-def test_sb3_adapter_serves_maskable_ppo() -> None:
+def test_sb3_adapter_serves_maskable_ppo(masked_random_action) -> None:
     """``BatchedSB3VecEnv`` over these kernels gives what MaskablePPO reads: observations, ``action_masks()``,
     and each finished game's ``terminal_observation`` and score (the learning itself: tests/test_vector_golf.py)."""
     from gymnasium.vector import AutoresetMode
