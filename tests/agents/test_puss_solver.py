@@ -13,9 +13,9 @@ from agents.baselines.greedy_puss import PussGreedy
 from agents.evaluation.evaluate import play_episodes
 from agents.registry import make_agent
 from agents.solvers.puss import PussSolution, PussSolverAgent, solve, upper_bound
-from benchmarks.puss_solver import greedy_game
 from patience_gym.cards import CODE, RANK, RED
 from patience_gym.games.puss import ACES, MERGE, TAKE, PussInTheCorner, PussState
+from tests.helpers.puss import greedy_loses
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
 RED_DONE = ["AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD".split(), "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH".split()]
@@ -235,12 +235,6 @@ def deal(seed: int) -> tuple[PussInTheCorner, PussState]:
     return env.unwrapped.game, env.unwrapped.state  # type: ignore[attr-defined]
 
 
-def greedy_loses(seed: int) -> bool:
-    env = gym.make(ENV_ID)
-    env.reset(seed=seed)
-    return not greedy_game(env)[1]
-
-
 HARD_SEED = next(s for s in range(50) if greedy_loses(s))
 
 
@@ -295,14 +289,3 @@ def test_agent_re_solves_when_the_position_leaves_its_plan():
         action = agent.act(unwrapped, np.zeros(1), mask)  # type: ignore[arg-type]
         assert mask[action]
         env.step(action)
-
-
-def test_benchmark_solves_and_replays_a_few_deals():
-    from benchmarks.puss_solver import measure, to_markdown
-
-    run = measure(2, HARD_SEED, 20_000, 10.0, {})
-    assert run["won"] + run["lost"] + run["unknown"] == 2 and run["deals_needing_search"] >= 1  # HARD_SEED's
-    assert all(r["cards"] >= r["greedy_cards"] and r["nodes"] > 0 for r in run["searched_rows"])
-    data = {"deals": 2, "seed": HARD_SEED, "max_nodes": 20_000, "max_seconds": 10.0, "machine": "test", "runs": [run]}
-    text = to_markdown(data)
-    assert "| defaults | solver (perfect knowledge) |" in text and "| defaults | greedy |" in text

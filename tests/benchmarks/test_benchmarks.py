@@ -155,12 +155,12 @@ def test_train_speed_baseline_reads_a_config_from_git_history(tmp_path):
     assert config_at("8aa2e59", ROOT / "configs" / "no_such.yaml", tmp_path) is None
 
 
-def test_fresh_deals_table_and_verdict(tmp_path):
+def test_fresh_deals_table_and_verdict(tmp_path, run_benchmark):
     import json
 
-    from benchmarks.fresh_deals import main
-
-    main(["--game", "golf", "--episodes", "2", "--models", "models/golf_moves_decay2.zip", "--out", str(tmp_path)])
+    args = ["--game", "golf", "--episodes", "2", "--models", "models/golf_moves_decay2.zip", "--out", str(tmp_path)]
+    done = run_benchmark("benchmarks.fresh_deals", *args)
+    assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "golf_fresh_deals.json").read_text())
     (run,) = data["runs"]
     assert [r["agent"] for r in run["results"]] == ["greedy", "ppo"] and len(run["scores"]["ppo"]) == 2
