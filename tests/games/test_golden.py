@@ -1,6 +1,6 @@
 """Golden trajectories: every env and encoding replays bit-identically, in both engines.
 
-``tests/data/golden.json`` was recorded by this module (``python tests/test_golden.py
+``tests/data/golden.json`` was recorded by this module (``python tests/games/test_golden.py
 --write``) on commit c900430, before the rules, features and renderers were split
 into layers. Each trajectory is a seeded masked-random playout with a few illegal
 actions mixed in; per step it keeps a digest of the observation bytes, the mask,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "pandas", "scipy", "pydantic")

@@ -1,6 +1,6 @@
 """Batched Golf and GolfRound: observations of any position, the vector env's API, the SB3 adapter.
 
-The games against the single env, bit for bit, in both autoreset modes: tests/test_vector_agreement.py.
+The games against the single env, bit for bit, in both autoreset modes: tests/vector/test_vector_agreement.py.
 """
 
 from __future__ import annotations

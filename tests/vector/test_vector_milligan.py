@@ -1,7 +1,7 @@
 """Batched Miss Milligan, Giant and pocket version: the kept-up-to-date observation, input checks.
 
 The games against the single env, bit for bit (the progress rule's idle limit and repeated positions
-included): tests/test_vector_agreement.py. Speed is ``benchmarks/env_speed.py``'s.
+included): tests/vector/test_vector_agreement.py. Speed is ``benchmarks/env_speed.py``'s.
 """
 
 from __future__ import annotations

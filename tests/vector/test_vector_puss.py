@@ -1,7 +1,7 @@
 """Batched Puss in the Corner (patience_gym.vector.puss): seeding, spaces, the SB3 adapter, input checks.
 
 The games against the single env, bit for bit (seeded and given deals, games stepped after their end):
-tests/test_vector_agreement.py. Speed is ``benchmarks/env_speed.py``'s.
+tests/vector/test_vector_agreement.py. Speed is ``benchmarks/env_speed.py``'s.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ def test_spaces_and_options_match_the_single_env() -> None:
 
 def test_sb3_adapter_serves_maskable_ppo(masked_random_action) -> None:
     """``BatchedSB3VecEnv`` over these kernels gives what MaskablePPO reads: observations, ``action_masks()``,
-    and each finished game's ``terminal_observation`` and score (the learning itself: tests/test_vector_golf.py)."""
+    and each finished game's ``terminal_observation`` and score (the learning itself:
+    tests/vector/test_vector_golf.py)."""
     from gymnasium.vector import AutoresetMode
 
     from patience_gym.vector.base import BatchedVectorEnv
