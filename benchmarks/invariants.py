@@ -9,8 +9,8 @@ Every step of every episode is checked:
   Golf adds each new hole's links to its score, so there the return is ``35 * holes - score``);
 * no legal move is refused, and none is left once the game is over.
 
-Cards conserved are checked over random playouts by ``tests/test_*_invariants.py`` (single env);
-the batched engine equals the single env bit for bit (``tests/test_vector_*.py``).
+Cards conserved are checked over random playouts by ``tests/games/test_*_invariants.py`` (single env);
+the batched engine equals the single env bit for bit (``tests/vector/test_vector_*.py``).
 
 Masked-random episodes run on :mod:`patience_gym.vector` (bit-identical to the env, tested),
 greedy and stalling episodes (a policy that prefers moves that change nothing, to push the

@@ -3,7 +3,7 @@
 ``python -m benchmarks.results`` writes ``benchmarks/results/summary.md`` from the
 committed result files and run reports; this puts it between the README's
 ``<!-- results:start -->`` and ``<!-- results:end -->`` markers, so every figure
-in the README is one a committed script produced (``tests/test_readme.py`` checks it).
+in the README is one a committed script produced (``tests/benchmarks/test_results_tables.py`` checks it).
 
 Usage: ``python -m benchmarks.results && python -m benchmarks.readme``
 """

@@ -24,7 +24,7 @@ While a dealt 7's privilege is unused, the 24 merges are offered too (with
 the card in hand, and, with ``sevens_after_placing``, after it is placed until
 the next deal). Reward: +1 per card onto a foundation.
 
-Readings of the text (``tests/test_puss_rules.py`` replays its worked example):
+Readings of the text (``tests/games/test_puss_rules.py`` replays its worked example):
 
 * packet tops go to the foundations between deals, not while a dealt card
   waits to be placed (which would let a player dodge the forced placement);

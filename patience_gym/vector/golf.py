@@ -2,7 +2,7 @@
 
 The readable reference is :mod:`patience_gym.games.golf`; every kernel here
 reproduces it bit for bit (deals, masks, rewards, termination, scores, the
-``ids``, ``planes`` and ``runs`` observations), which ``tests/test_vector_agreement.py``
+``ids``, ``planes`` and ``runs`` observations), which ``tests/vector/test_vector_agreement.py``
 checks against ``gym.make``. State per env: the links (``cols`` [7, 5] and
 ``heights`` [7]), the stock in turning order with ``pos`` cards turned, the
 waste top card and which cards lie in the waste; a round adds its nine deals,

@@ -1,7 +1,7 @@
 """Numba kernels of the batched Miss Milligan family (Miss Milligan, Giant, the pocket version).
 
 A second implementation of :mod:`patience_gym.games.milligan`, kept honest by
-``tests/test_vector_agreement.py``: the same moves, the same action layout
+``tests/vector/test_vector_agreement.py``: the same moves, the same action layout
 (:mod:`patience_gym.games.milligan_tables`), the same progress rule with the
 same 64-bit Zobrist fingerprints, over array state for N games.
 

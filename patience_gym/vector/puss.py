@@ -1,7 +1,7 @@
 """Puss in the Corner as a batched engine: N games in numpy arrays, stepped by numba kernels.
 
 The reference is :class:`patience_gym.games.puss.PussInTheCorner` (the single env);
-every kernel here mirrors one of its methods, and ``tests/test_vector_agreement.py``
+every kernel here mirrors one of its methods, and ``tests/vector/test_vector_agreement.py``
 replays thousands of games through both, bit for bit.
 
 Env ``i``'s whole position is the int8 row ``g[i]`` (one array, so that the kernels'
