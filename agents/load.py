@@ -26,20 +26,24 @@ further training starts its moments afresh.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import importlib
 import json
 import os
+import random
 import shutil
 import sys
 import tempfile
 import types
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
+import torch
 
 import patience_gym
 from agents.ppo import PPOAgent
@@ -184,7 +188,8 @@ def save_model_spec(
     unwrapped: Any = env.unwrapped
     shape = list(env.observation_space.shape or ())
     actions = int(env.action_space.n)  # type: ignore[attr-defined]
-    model_shape, model_actions = _model_shape(PPOAgent(path))
+    with _global_rng_kept():  # train.py stamps every checkpoint: its run must not change by it
+        model_shape, model_actions = _model_shape(PPOAgent(path))
     if model_shape != shape or model_actions != actions:
         raise ModelSpecError(
             f"model {path} observes shape {model_shape} with {model_actions} actions, but {env_id} "
@@ -346,6 +351,17 @@ def _make_env(env_id: str, kwargs: Mapping[str, Any], what: str) -> Any:
         return gym.make(env_id, **kwargs).unwrapped
     except (gym.error.Error, TypeError, ValueError) as exc:
         raise ModelSpecError(f"cannot make {what}, {env_id} with {dict(kwargs)}: {exc}") from None
+
+
+@contextlib.contextmanager
+def _global_rng_kept() -> Iterator[None]:
+    """Python's, numpy's and torch's global random states as they were before: loading a model reseeds them
+    (SB3 sets the seed the model was saved with) and draws from them (a new policy's initial weights)."""
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    with torch.random.fork_rng():
+        yield
+    random.setstate(python_state)
+    np.random.set_state(numpy_state)
 
 
 def _model_shape(agent: PPOAgent) -> tuple[list[int], int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -568,3 +569,23 @@ def test_the_old_module_paths_saved_models_name_resolve_to_the_moved_classes() -
     assert pickle.loads(b"cagents.config\nTrainConfig\n.") is config.TrainConfig
     legacy = pickle.loads(b"cagents.config\nLinearSchedule\n.")
     assert legacy is pickle.loads(b"cagents.config\nLinearSchedule\n.") and legacy.__module__ == "agents.config"
+
+
+def test_stamping_a_model_leaves_the_global_random_streams_as_they_were(tmp_path):
+    """train.py stamps every checkpoint mid-run: loading the model to check its shape (SB3 reseeds with the seed
+    the model was saved with, and a new policy draws its initial weights) must not change the run's streams."""
+    import random
+
+    import torch
+
+    path = tmp_path / "golf.zip"
+    shutil.copy("models/golf_moves_decay2.zip", path)
+    random.seed(11)
+    np.random.seed(11)
+    torch.manual_seed(11)
+    expected = (random.random(), np.random.random(), torch.rand(1).item())
+    random.seed(11)
+    np.random.seed(11)
+    torch.manual_seed(11)
+    save_model_spec(path, "patience_gym/Golf-v0", {"obs_encoding": "runs"})
+    assert (random.random(), np.random.random(), torch.rand(1).item()) == expected
