@@ -302,7 +302,7 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self._steps[which] = 0
         self._autoreset[which] = False
         self._started = True
-        return self.game.observe(), self._infos(self._none, which)
+        return self.game.observe(), self._infos(np.zeros(self.num_envs, dtype=bool), which)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
@@ -344,13 +344,14 @@ class BatchedVectorEnv(VectorEnv):  # type: ignore[type-arg]
             "action_mask": action_mask,
             "score": self.game.scores(),
             "won": self.game.won(),
-            "illegal_action": illegal.copy(),
+            "illegal_action": illegal,  # fresh: the kernel's own output of this step, or a new array
             **self.game.infos(),
         }
+        present = present.copy()  # one copy shared by the ``_key`` flags: the engine keeps none of them
         infos: dict[str, Any] = {}
         for key, value in values.items():
             infos[key] = value
-            infos["_" + key] = present.copy()
+            infos["_" + key] = present
         return infos
 
     def _raise_illegal(self, actions: Any, resetting: np.ndarray) -> None:
