@@ -18,6 +18,8 @@ import numpy as np
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.training.run_directory import write_json_atomically
+
 
 class AtomicCheckpoint(BaseCallback):
     """Saves ``folder/model_<steps>_steps.zip`` each time the step count passes a multiple of ``every``."""
@@ -70,9 +72,12 @@ class ResumableEvalCallback(MaskableEvalCallback):
         n_eval_episodes: int,
         eval_freq: int,
         stamp: Callable[[Path], Any] | None = None,
+        clock: Any = None,
     ) -> None:
-        """``stamp`` writes the model's spec into a new best model before it takes the place of the old one."""
-        self.folder, self.stamp = folder, stamp
+        """``stamp`` writes the model's spec into a new best model before it takes the place of the old one;
+        ``clock`` (the run's :class:`~agents.training.run_directory.SegmentClock`) gives each evaluation's
+        training time, kept in ``folder/eval_times.json``."""
+        self.folder, self.stamp, self.clock = folder, stamp, clock
         self.scratch = folder / ".incoming"
         super().__init__(
             eval_env,
@@ -115,11 +120,38 @@ class ResumableEvalCallback(MaskableEvalCallback):
             (self.scratch / BEST_RECORD).write_text(json.dumps(record))
             if self.stamp is not None:
                 self.stamp(self.scratch / "best_model.zip")
+        if due and self.clock is not None:
+            self._record_time()
         for name in ("evaluations.npz", BEST_RECORD, "best_model.zip") if due else ():
             incoming = self.scratch / name
             if incoming.is_file():
                 os.replace(incoming, self.folder / name)
         return keep_going
+
+    def _record_time(self) -> None:
+        """Add this evaluation's step and the run's training seconds so far to ``eval_times.json``."""
+        self.clock.update(self.num_timesteps)
+        path = self.folder / EVAL_TIMES
+        times = [t for t in read_eval_times(path) if t["step"] < self.num_timesteps]
+        times.append({"step": int(self.num_timesteps), "train_seconds": float(self.clock.record["train_seconds"])})
+        write_json_atomically(path, times)
+
+
+#: Beside ``evaluations.npz``: the training time (warm start included) at each evaluation's step.
+EVAL_TIMES = "eval_times.json"
+
+
+def read_eval_times(path: Path) -> list[dict[str, Any]]:
+    """The evaluations' ``{"step", "train_seconds"}`` records (none when the file is missing or unreadable)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    return (
+        [t for t in data if isinstance(t, dict) and {"step", "train_seconds"} <= t.keys()]
+        if isinstance(data, list)
+        else []
+    )
 
 
 #: Beside ``best_model.zip``: the step it was saved at and its mean return (a resume can make the

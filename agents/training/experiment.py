@@ -422,6 +422,7 @@ def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> l
                 n_eval_episodes=config.eval.episodes,
                 eval_freq=max(config.eval.freq // config.n_envs, 1),
                 stamp=stamp,
+                clock=clock,
             )
         )
     return callbacks

@@ -27,6 +27,7 @@ from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
 from patience_gym.features.golf import RUNS_SIZE
+from patience_gym.features.rules import layout as L
 from patience_gym.games.golf import PLANE_WIDTH
 
 
@@ -424,3 +425,107 @@ def complete_extractor_kwargs(policy_kwargs: Mapping[str, Any], layout: Mapping[
         kwargs[key] = value
     resolved["features_extractor_kwargs"] = kwargs
     return resolved
+
+
+class MoveRows(BaseFeaturesExtractor):
+    """One network for every game's ``rules_moves`` encoding: each legal move scored by shared weights.
+
+    The observation is the game's plain ``planes`` and two position values
+    (``global_size`` in all), then rows of ``1 + move_features`` values, one per
+    legal move (:mod:`patience_gym.features.rules.layout`). An MLP turns the
+    global part into a state vector. Each row becomes a token from its cards
+    (every card field embedded by one rank table and one suit table, shared by
+    all fields and games' layouts, so a 7 is a 7 wherever it lies), its kinds and
+    indexes (small embeddings) and its numbers, joined with the state vector.
+    The tokens then see each other (``attention``: one self-attention layer over
+    the listed moves; otherwise the max over them joined to each token), and a
+    shared linear head scores each one into its action's logit. Actions without
+    a row get ``unlisted`` (they are masked, or past the slots, which the
+    overflow value shows). Output: the ``num_actions`` logits, then ``2 * hidden``
+    value features (the state vector and the mean token); pair it with
+    :class:`LogitsPolicy` and ``critic_reads_logits: false``.
+    """
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        global_size: int,
+        move_features: int,
+        num_actions: int,
+        hidden: int = 128,
+        card_dim: int = 16,
+        kind_dim: int = 8,
+        attention: bool = False,
+        heads: int = 4,
+        unlisted: float = -10.0,
+    ) -> None:
+        n = int(observation_space.shape[0])
+        row = 1 + move_features
+        if row != L.ROW or not 0 < global_size < n or (n - global_size) % row:
+            raise ValueError(
+                f"MoveRows reads a 'rules_moves' observation ({L.ROW}-value rows after the global part); "
+                f"got {n} values, global_size {global_size}, rows of 1 + {move_features}"
+            )
+        super().__init__(observation_space, features_dim=num_actions + 2 * hidden)
+        self.global_size = global_size
+        self.num_actions = num_actions
+        self.slots = (n - global_size) // row
+        self.unlisted = unlisted
+        self.register_buffer("card_fields", torch.tensor(L.CARD_FIELDS), persistent=False)
+        self.register_buffer("kind_fields", torch.tensor(L.KIND_FIELDS), persistent=False)
+        self.register_buffer("number_fields", torch.tensor(L.NUMBER_FIELDS), persistent=False)
+        self.glob = _state_net(global_size, hidden)
+        self.rank = nn.Embedding(15, card_dim)  # 0 no card, 1..13, 14 hidden
+        self.suit = nn.Embedding(6, card_dim)  # 0 no card, 1..4, 5 hidden
+        self.kinds = nn.ModuleList(nn.Embedding(L.MAX_INDEX + 1, kind_dim) for _ in L.KIND_FIELDS)
+        row_in = len(L.CARD_FIELDS) * card_dim + len(L.KIND_FIELDS) * kind_dim + len(L.NUMBER_FIELDS)
+        self.token_in = nn.Linear(row_in + hidden, hidden)
+        self.token = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.attention = (
+            nn.TransformerEncoderLayer(hidden, heads, dim_feedforward=2 * hidden, dropout=0.0, batch_first=True)
+            if attention
+            else None
+        )
+        self.mix = None if attention else nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
+        self.score = nn.Linear(hidden, 1)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        b = obs.shape[0]
+        g = self.glob(obs[:, : self.global_size])
+        rows = obs[:, self.global_size :].view(b, self.slots, L.ROW)
+        listed = rows[:, :, L.ACTION] > 0
+        # Rows are packed from the first slot: only the longest list in the batch is read.
+        width = max(int(listed.sum(dim=1).max().item()), 1)
+        rows, listed = rows[:, :width], listed[:, :width]
+        ids = torch.round(rows[:, :, L.ACTION] * self.num_actions).long() - 1
+        card_fields: torch.Tensor = self.card_fields  # type: ignore[assignment]
+        kind_fields: torch.Tensor = self.kind_fields  # type: ignore[assignment]
+        number_fields: torch.Tensor = self.number_fields  # type: ignore[assignment]
+        cards = rows[:, :, card_fields].long()  # 0 none, 1..52, 53 hidden
+        known = (cards > 0) & (cards < L.HIDDEN_CARD)
+        hidden_card = cards == L.HIDDEN_CARD
+        rank = torch.where(known, (cards - 1) % 13 + 1, torch.where(hidden_card, 14, 0))
+        suit = torch.where(known, (cards - 1) // 13 + 1, torch.where(hidden_card, 5, 0))
+        card_x = (self.rank(rank) + self.suit(suit)).flatten(2)
+        kinds = rows[:, :, kind_fields].long().clamp(0, L.MAX_INDEX)
+        kind_x = torch.cat([table(kinds[:, :, k]) for k, table in enumerate(self.kinds)], dim=2)
+        x = torch.cat([card_x, kind_x, rows[:, :, number_fields]], dim=2)
+        # The first layer reads [row, g]: g's share is computed once per position, not per row.
+        split = x.shape[2]
+        weight = self.token_in.weight
+        t = nn.functional.linear(x, weight[:, :split])
+        t = t + nn.functional.linear(g, weight[:, split:], self.token_in.bias).unsqueeze(1)
+        t = self.token(t)
+        if self.attention is not None:
+            t = self.attention(t, src_key_padding_mask=~listed)
+        else:
+            assert self.mix is not None
+            pooled = t.masked_fill(~listed.unsqueeze(-1), -1e4).max(dim=1, keepdim=True).values
+            t = self.mix(torch.cat([t, pooled.expand(-1, width, -1)], dim=2))
+        scores = self.score(t).squeeze(-1)
+        logits = torch.full((b, self.num_actions), self.unlisted, device=obs.device, dtype=obs.dtype)
+        batch, slot = torch.nonzero(listed, as_tuple=True)
+        logits = logits.index_put((batch, ids[batch, slot]), scores[batch, slot])
+        counts = listed.sum(dim=1, keepdim=True).clamp(min=1)
+        mean = (t * listed.unsqueeze(-1)).sum(dim=1) / counts
+        return torch.cat([logits, g, mean], dim=1)

@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from patience_gym.cards import RANK
+from patience_gym.features.rules import layout as R
 from patience_gym.games.golf import (
     BOGEY,
     DEAL,
@@ -36,7 +37,7 @@ from patience_gym.heuristics.golf_runs import MAX_NODES
 from patience_gym.vector import rng as vrng
 from patience_gym.vector.base import BatchedGame, read_only
 
-_ENCODING_CODES = {"ids": 0, "planes": 1, "runs": 2}  # ids: kept up to date by the moves
+_ENCODING_CODES = {"ids": 0, "planes": 1, "runs": 2, "rules_moves": 3}  # ids: kept up to date by the moves
 #: Memo of the runs search: an open-addressing table (MAX_NODES entries at most, load below 0.4).
 _MEMO_BITS = 17
 _MEMO_SIZE = 1 << _MEMO_BITS
@@ -368,6 +369,77 @@ def _runs_tail(cols, heights, stock, pos, top, fits, fit_bits, memo, i, out):  #
 
 
 @numba.njit(cache=True)
+def _rules_moves_tail(cols, heights, stock, pos, in_waste, top, fits, i, out, at):  # type: ignore[no-untyped-def]
+    """The ``rules_moves`` position values and move rows from ``out[at]`` on, as
+    :func:`patience_gym.features.rules.golf.golf_rows` writes them."""
+    unseen = np.zeros(14, dtype=np.int64)
+    for k in range(pos[i], STOCK_SIZE):
+        unseen[stock[i, k] % 13 + 1] += 1
+    stock_left = STOCK_SIZE - pos[i]
+    waste_size = 0
+    links = 0
+    for card in range(52):
+        waste_size += in_waste[i, card]
+    for col in range(NUM_COLUMNS):
+        links += heights[i, col]
+    waste_rank = top[i] % 13 + 1
+    rows = at + R.POSITION_VALUES
+    n = 0
+    for action in range(NUM_COLUMNS + 1):
+        if action < NUM_COLUMNS:
+            h = heights[i, action]
+            if h == 0 or not fits[waste_rank, cols[i, action, h - 1] % 13 + 1]:
+                continue
+        elif stock_left == 0:
+            continue
+        row = rows + n * R.ROW
+        out[row + R.ACTION] = (action + 1) / (NUM_COLUMNS + 1)
+        out[row + R.DEST_KIND] = 2
+        out[row + R.ONTO] = top[i] + 1
+        out[row + R.COUNT] = 1 / 52
+        out[row + R.WAIT] = 1.0
+        out[row + R.DEST_AFTER] = (waste_size + 1) / 52
+        if action == NUM_COLUMNS:
+            left = stock_left - 1
+            out[row + R.MOVED] = R.HIDDEN_CARD
+            out[row + R.MOVED_TOP] = R.HIDDEN_CARD
+            if left > 0:
+                out[row + R.UNCOVERS] = R.HIDDEN_CARD
+                for k in range(min(left - 1, R.NEXT_CARDS)):
+                    out[row + R.SOURCE_NEXT + k] = R.HIDDEN_CARD
+            out[row + R.SOURCE_LEFT] = left / 52
+            out[row + R.REVEALS] = 1.0
+        else:
+            h = heights[i, action]
+            card = cols[i, action, h - 1]
+            rank = card % 13 + 1
+            out[row + R.SOURCE_KIND] = 1
+            out[row + R.SOURCE_INDEX] = action
+            out[row + R.MOVED] = card + 1
+            out[row + R.MOVED_TOP] = card + 1
+            for k in range(min(h - 1, 1 + R.NEXT_CARDS)):
+                out[row + R.UNCOVERS + k] = cols[i, action, h - 2 - k] + 1
+            out[row + R.SOURCE_LEFT] = (h - 1) / 52
+            playable = 0
+            for col in range(NUM_COLUMNS):
+                hc = heights[i, col] - (col == action)
+                if hc > 0 and fits[rank, cols[i, col, hc - 1] % 13 + 1]:
+                    playable += 1
+            if stock_left > 0:
+                playable += 1
+            if links == 1:
+                playable = 0
+            out[row + R.AFTER_LEGAL] = min(1.0, playable / (NUM_COLUMNS + 1))
+            chances = 0
+            for r in range(1, 14):
+                if fits[rank, r]:
+                    chances += unseen[r]
+            out[row + R.GAME_VALUE] = chances / 8
+        n += 1
+    out[at + 1] = n / (NUM_COLUMNS + 1)
+
+
+@numba.njit(cache=True)
 def _observe_kernel(  # type: ignore[no-untyped-def]
     encoding, is_round, cols, heights, stock, pos, in_waste, top, hole, fits, fit_bits, memo, out
 ):
@@ -377,7 +449,14 @@ def _observe_kernel(  # type: ignore[no-untyped-def]
         _planes_row(cols, heights, pos, in_waste, top, i, row)
         if encoding == 2:
             _runs_tail(cols, heights, stock, pos, top, fits, fit_bits, memo, i, row)
-        if is_round:
+        if encoding == 3:  # the hole (a round) closes the planes, then the moves
+            planes = PLANES_SIZE
+            if is_round:
+                row[planes] = hole[i] / (NUM_HOLES - 1)
+                planes += 1
+            row[planes:] = 0.0
+            _rules_moves_tail(cols, heights, stock, pos, in_waste, top, fits, i, row, planes)
+        elif is_round:
             row[width - 1] = hole[i] / (NUM_HOLES - 1)
 
 
@@ -386,7 +465,7 @@ class BatchedGolf(BatchedGame):
     """N holes of Golf (``patience_gym/Golf-v0``)."""
 
     env_id = "patience_gym/Golf-v0"
-    encodings = ("ids", "planes", "runs")
+    encodings = ("ids", "planes", "runs", "rules_moves")
     is_round = False
 
     def __init__(self, num_envs: int, obs_encoding: str | None = None, **rule_options: Any) -> None:

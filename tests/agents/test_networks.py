@@ -349,3 +349,54 @@ def test_critic_that_skips_the_logits_values_the_position_not_the_move_list(tmp_
         torch.testing.assert_close(loaded.policy.predict_values(x), model.policy.predict_values(x))
     with pytest.raises(ValueError, match="critic_reads_logits=False\\) takes net_arch"):
         MaskablePPO(policy_class, env, policy_kwargs={**kwargs, "net_arch": [64]}, n_steps=64, batch_size=32)
+
+
+def _rules_moves_batch(env_id: str, n: int = 64) -> tuple[gym.Env, torch.Tensor]:
+    env = gym.make(env_id, obs_encoding="rules_moves")
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    out = []
+    while len(out) < n:
+        out.append(obs)
+        obs, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if term or trunc:
+            obs, info = env.reset()
+    return env, torch.as_tensor(np.array(out))
+
+
+@pytest.mark.parametrize("attention", [False, True])
+def test_move_rows_scores_listed_moves_with_shared_weights(attention):
+    """Each listed move's logit comes from its row; reordering the rows moves the logits with them."""
+    from agents.training.networks import MoveRows
+    from patience_gym.features.rules import layout as L
+
+    env, obs = _rules_moves_batch("patience_gym/Golf-v0")
+    layout = env.unwrapped.observer.layout
+    torch.manual_seed(0)
+    net = MoveRows(env.observation_space, **layout, hidden=32, attention=attention).eval()
+    out = net(obs)
+    assert out.shape == (obs.shape[0], 8 + 64)
+    g = layout["global_size"]
+    rows = obs[:, g:].view(obs.shape[0], -1, L.ROW)
+    listed = rows[:, :, L.ACTION] > 0
+    logits = out[:, :8]
+    for i in range(obs.shape[0]):
+        acts = (torch.round(rows[i, listed[i], L.ACTION] * 8).long() - 1).tolist()
+        unlisted = [a for a in range(8) if a not in acts]
+        assert torch.all(logits[i, unlisted] == -10.0)
+    swapped = obs.clone()
+    two = listed.sum(dim=1) >= 2
+    assert two.any()
+    view = swapped[:, g:].view(obs.shape[0], -1, L.ROW)
+    view[two, 0], view[two, 1] = rows[two, 1].clone(), rows[two, 0].clone()
+    torch.testing.assert_close(net(swapped)[:, :8], logits, rtol=1e-5, atol=1e-5)
+    # One position alone scores as it does in a batch (only the longest list in a batch is read).
+    torch.testing.assert_close(net(obs[:1]), out[:1], rtol=1e-5, atol=1e-5)
+
+
+def test_move_rows_refuses_other_encodings():
+    from agents.training.networks import MoveRows
+
+    env = gym.make("patience_gym/Golf-v0", obs_encoding="runs")
+    with pytest.raises(ValueError, match="rules_moves"):
+        MoveRows(env.observation_space, global_size=500, move_features=20, num_actions=8)

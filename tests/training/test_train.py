@@ -65,6 +65,39 @@ def test_smoke_run_writes_model_report_and_plots_that_reload(tmp_path):
     assert list((run_dir / "tb").iterdir()), "no TensorBoard logs"
     # The saved config reloads as the same config.
     assert load_config(run_dir / "config.yaml") == load_config(write_config(tmp_path, SMOKE))
+    # Each held-out evaluation has its training time; the report says when (if) PPO first beat greedy there.
+    times = json.loads((run_dir / "eval" / "eval_times.json").read_text())
+    assert [t["step"] for t in times] == [512, 1024]
+    assert 0 < times[0]["train_seconds"] < times[1]["train_seconds"] <= results["train_seconds"]
+    beat = results["time_to_beat_greedy"]
+    assert beat["teacher"] == "greedy" and beat["step"] in (None, 512, 1024)
+
+
+def test_time_to_beat_greedy_is_the_first_evaluation_above_greedys_return_on_the_same_deals(tmp_path):
+    import numpy as np
+
+    from agents.evaluation.evaluate import run_episode
+    from agents.registry import make_agent
+    from agents.training.report import time_to_beat
+
+    config = load_config(write_config(tmp_path, SMOKE))
+    env = gym.make(config.env_id, **config.env_kwargs)
+    greedy = make_agent("greedy", "golf", env_id=config.env_id)
+    returns = [sum(m.reward for m in run_episode(env, greedy, seed)) for seed in (99, 100)]
+    target = float(np.mean(returns))
+    evals = tmp_path / "eval"
+    evals.mkdir()
+    results = np.array([[target - 1, target - 1], [target, target], [target + 1, target], [target + 2, target + 2]])
+    np.savez(evals / "evaluations.npz", timesteps=np.array([512, 1024, 1536, 2048]), results=results,
+             ep_lengths=np.ones((4, 2)))  # fmt: skip
+    (evals / "eval_times.json").write_text(
+        json.dumps([{"step": s, "train_seconds": s / 100} for s in (512, 1024, 1536)])
+    )
+    found = time_to_beat(tmp_path, config)
+    assert found == {"teacher": "greedy", "teacher_mean_return": pytest.approx(target), "step": 1536,
+                     "mean_return": pytest.approx(target + 0.5), "train_seconds": pytest.approx(15.36)}  # fmt: skip
+    np.savez(evals / "evaluations.npz", timesteps=np.array([512]), results=results[:1], ep_lengths=np.ones((1, 2)))
+    assert time_to_beat(tmp_path, config)["step"] is None
 
 
 def test_report_can_play_the_best_held_out_checkpoint(tmp_path):

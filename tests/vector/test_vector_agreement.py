@@ -80,10 +80,13 @@ CASES = [
         expect={"episodes": 40, "won": 1},
     ),
     Case(GOLF, "runs", illegal=0.3, limit=25, envs=24, steps=150, seed=5, expect={"truncated": 80, "illegal": 800}),
+    Case(GOLF, "rules_moves", {"wrap_ranks": True}, "greedy", steps=150, seed=41, expect={"episodes": 40, "won": 1}),
+    Case(GOLF, "rules_moves", illegal=0.2, envs=24, steps=200, seed=42, expect={"episodes": 100, "illegal": 500}),
     # Golf rounds: nine holes, hole_scores and hole in the infos
     Case(ROUND, "ids", illegal=0.2, limit=60, steps=200, seed=6, expect={"truncated": 40, "illegal": 500}),
     Case(ROUND, "planes", {"queens_on_kings": True}, illegal=0.05, steps=400, seed=7, expect={"episodes": 12}),
     Case(ROUND, "runs", {"wrap_ranks": True}, "greedy", envs=8, steps=500, seed=8, expect={"episodes": 4, "won": 1}),
+    Case(ROUND, "rules_moves", policy="greedy", envs=8, steps=500, seed=43, expect={"episodes": 4}),
     # Puss in the Corner: each option and both, seeded and given deals, wins
     Case(PUSS, "ids", illegal=0.04, envs=32, steps=600, seed=9, expect={"episodes": 70, "illegal": 500}),
     Case(
