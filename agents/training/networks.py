@@ -435,14 +435,14 @@ class MoveRows(BaseFeaturesExtractor):
     legal move (:mod:`patience_gym.features.rules.layout`). An MLP turns the
     global part into a state vector. Each row becomes a token from its cards
     (every card field embedded by one rank table and one suit table, shared by
-    all fields and games' layouts, so a 7 is a 7 wherever it lies), its kinds and
-    indexes (small embeddings) and its numbers, joined with the state vector.
-    The tokens then see each other (``attention``: one self-attention layer over
-    the listed moves; otherwise the max over them joined to each token), and a
-    shared linear head scores each one into its action's logit. Actions without
-    a row get ``unlisted`` (they are masked, or past the slots, which the
-    overflow value shows). Output: the ``num_actions`` logits, then ``2 * hidden``
-    value features (the state vector and the mean token); pair it with
+    all fields, so a 7 is a 7 wherever it lies), its kinds and indexes (small
+    embeddings) and its numbers, joined with the state vector. The tokens then
+    see each other (``attention``: one self-attention layer over the listed
+    moves; otherwise the max over them joined to each token), and a shared
+    linear head scores each one into its action's logit. Actions without a row
+    get ``unlisted`` (they are masked, or past the slots, which the overflow
+    value shows). Output: the ``num_actions`` logits, then ``2 * hidden`` value
+    features (the state vector and the mean token); pair it with
     :class:`LogitsPolicy` and ``critic_reads_logits: false``.
     """
 
@@ -471,13 +471,21 @@ class MoveRows(BaseFeaturesExtractor):
         self.num_actions = num_actions
         self.slots = (n - global_size) // row
         self.unlisted = unlisted
+        cards = torch.arange(L.HIDDEN_CARD + 1)
+        known = (cards > 0) & (cards < L.HIDDEN_CARD)
+        # Card field value -> rank (0 none, 1..13, 14 hidden) and suit (0 none, 1..4, 5 hidden).
+        rank = torch.where(known, (cards - 1) % 13 + 1, torch.where(cards == L.HIDDEN_CARD, 14, 0))
+        suit = torch.where(known, (cards - 1) // 13 + 1, torch.where(cards == L.HIDDEN_CARD, 5, 0))
+        self.register_buffer("card_rank", rank, persistent=False)
+        self.register_buffer("card_suit", suit, persistent=False)
         self.register_buffer("card_fields", torch.tensor(L.CARD_FIELDS), persistent=False)
         self.register_buffer("kind_fields", torch.tensor(L.KIND_FIELDS), persistent=False)
         self.register_buffer("number_fields", torch.tensor(L.NUMBER_FIELDS), persistent=False)
+        self.register_buffer("kind_offset", torch.arange(len(L.KIND_FIELDS)) * (L.MAX_INDEX + 1), persistent=False)
         self.glob = _state_net(global_size, hidden)
-        self.rank = nn.Embedding(15, card_dim)  # 0 no card, 1..13, 14 hidden
-        self.suit = nn.Embedding(6, card_dim)  # 0 no card, 1..4, 5 hidden
-        self.kinds = nn.ModuleList(nn.Embedding(L.MAX_INDEX + 1, kind_dim) for _ in L.KIND_FIELDS)
+        self.rank = nn.Embedding(15, card_dim)
+        self.suit = nn.Embedding(6, card_dim)
+        self.kinds = nn.Embedding(len(L.KIND_FIELDS) * (L.MAX_INDEX + 1), kind_dim)  # one table per field
         row_in = len(L.CARD_FIELDS) * card_dim + len(L.KIND_FIELDS) * kind_dim + len(L.NUMBER_FIELDS)
         self.token_in = nn.Linear(row_in + hidden, hidden)
         self.token = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
@@ -489,43 +497,43 @@ class MoveRows(BaseFeaturesExtractor):
         self.mix = None if attention else nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
         self.score = nn.Linear(hidden, 1)
 
+    def _buffer(self, name: str) -> torch.Tensor:
+        value: torch.Tensor = getattr(self, name)
+        return value
+
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         b = obs.shape[0]
         g = self.glob(obs[:, : self.global_size])
         rows = obs[:, self.global_size :].view(b, self.slots, L.ROW)
         listed = rows[:, :, L.ACTION] > 0
-        # Rows are packed from the first slot: only the longest list in the batch is read.
+        # Rows are packed from the first slot: only the longest list in the batch is read, and only
+        # the listed rows are embedded (a gather, then a scatter back for the moves to see each other).
         width = max(int(listed.sum(dim=1).max().item()), 1)
-        rows, listed = rows[:, :width], listed[:, :width]
-        ids = torch.round(rows[:, :, L.ACTION] * self.num_actions).long() - 1
-        card_fields: torch.Tensor = self.card_fields  # type: ignore[assignment]
-        kind_fields: torch.Tensor = self.kind_fields  # type: ignore[assignment]
-        number_fields: torch.Tensor = self.number_fields  # type: ignore[assignment]
-        cards = rows[:, :, card_fields].long()  # 0 none, 1..52, 53 hidden
-        known = (cards > 0) & (cards < L.HIDDEN_CARD)
-        hidden_card = cards == L.HIDDEN_CARD
-        rank = torch.where(known, (cards - 1) % 13 + 1, torch.where(hidden_card, 14, 0))
-        suit = torch.where(known, (cards - 1) // 13 + 1, torch.where(hidden_card, 5, 0))
-        card_x = (self.rank(rank) + self.suit(suit)).flatten(2)
-        kinds = rows[:, :, kind_fields].long().clamp(0, L.MAX_INDEX)
-        kind_x = torch.cat([table(kinds[:, :, k]) for k, table in enumerate(self.kinds)], dim=2)
-        x = torch.cat([card_x, kind_x, rows[:, :, number_fields]], dim=2)
+        listed = listed[:, :width]
+        batch, slot = torch.nonzero(listed, as_tuple=True)
+        picked = rows[batch, slot]  # (moves, ROW)
+        cards = picked[:, self._buffer("card_fields")].long().clamp(0, L.HIDDEN_CARD)
+        table = self.rank(self._buffer("card_rank")) + self.suit(self._buffer("card_suit"))  # (54, card_dim)
+        kinds = picked[:, self._buffer("kind_fields")].long().clamp(0, L.MAX_INDEX) + self._buffer("kind_offset")
+        x = torch.cat(
+            [table[cards].flatten(1), self.kinds(kinds).flatten(1), picked[:, self._buffer("number_fields")]], dim=1
+        )
         # The first layer reads [row, g]: g's share is computed once per position, not per row.
-        split = x.shape[2]
+        split = x.shape[1]
         weight = self.token_in.weight
-        t = nn.functional.linear(x, weight[:, :split])
-        t = t + nn.functional.linear(g, weight[:, split:], self.token_in.bias).unsqueeze(1)
-        t = self.token(t)
+        g_share = nn.functional.linear(g, weight[:, split:], self.token_in.bias)
+        t = self.token(nn.functional.linear(x, weight[:, :split]) + g_share[batch])
+        dense = t.new_zeros(b, width, t.shape[1]).index_put((batch, slot), t)
         if self.attention is not None:
-            t = self.attention(t, src_key_padding_mask=~listed)
+            dense = self.attention(dense, src_key_padding_mask=~listed)
         else:
             assert self.mix is not None
-            pooled = t.masked_fill(~listed.unsqueeze(-1), -1e4).max(dim=1, keepdim=True).values
-            t = self.mix(torch.cat([t, pooled.expand(-1, width, -1)], dim=2))
-        scores = self.score(t).squeeze(-1)
+            pooled = dense.masked_fill(~listed.unsqueeze(-1), -1e4).max(dim=1, keepdim=True).values
+            dense = self.mix(torch.cat([dense, pooled.expand(-1, width, -1)], dim=2))
+        scores = self.score(dense[batch, slot]).squeeze(-1)
+        ids = torch.round(rows[batch, slot, L.ACTION] * self.num_actions).long() - 1
         logits = torch.full((b, self.num_actions), self.unlisted, device=obs.device, dtype=obs.dtype)
-        batch, slot = torch.nonzero(listed, as_tuple=True)
-        logits = logits.index_put((batch, ids[batch, slot]), scores[batch, slot])
+        logits = logits.index_put((batch, ids), scores)
         counts = listed.sum(dim=1, keepdim=True).clamp(min=1)
-        mean = (t * listed.unsqueeze(-1)).sum(dim=1) / counts
+        mean = (dense * listed.unsqueeze(-1)).sum(dim=1) / counts
         return torch.cat([logits, g, mean], dim=1)

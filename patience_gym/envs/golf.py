@@ -38,8 +38,13 @@ class GolfEnv(PatienceEnv):
     per column what a player sees at a glance: the longest run of plays that
     starts with its exposed card (/35; 0 if it cannot play), how many unseen
     cards could play after that run (/52), and its height (/5)
-    (``patience_gym.heuristics.golf_runs``). No encoding shows the order (or, in
-    "ids", the identity) of the face-down stock.
+    (``patience_gym.heuristics.golf_runs``: it reads greedy's run search).
+    ``obs_encoding="rules_moves"``: ``Box(0, 53, (951,), float32)``: the
+    planes, an overflow flag and the legal-move count / 8, then one 21-value row
+    per legal move saying what it does by the rules alone: cards moved, landed
+    on and uncovered, the column beneath, pile sizes, the legal moves after it
+    (``patience_gym.features.rules``; no heuristic). No encoding shows the order
+    (or, in "ids", the identity) of the face-down stock.
 
     ## Rewards
     +1 per card cleared from the links; when the links clear with ``k`` stock
@@ -73,6 +78,7 @@ class GolfEnv(PatienceEnv):
       without changing any other behaviour.
     * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
       non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
+    * v0 (later, opt-in only): the ``rules_moves`` encoding.
     """
 
     game_name = "golf"
@@ -92,7 +98,8 @@ class GolfRoundEnv(PatienceEnv):
     ## Observation Space
     ``GolfEnv``'s observation with one slot appended: the hole being played,
     ``0..8`` (in "planes": ``hole / 8``). Shapes ``(38,)`` int8 or ``(782,)``
-    float32.
+    float32. In ``rules_moves`` (952,) the hole / 8 closes the planes, before
+    the move rows (which describe the hole in play).
 
     ## Rewards
     As ``GolfEnv``, summed over the holes: a round returns 315 minus the round
@@ -117,6 +124,7 @@ class GolfRoundEnv(PatienceEnv):
     * v0: initial release.
     * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
       non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
+    * v0 (later, opt-in only): the ``rules_moves`` encoding.
     """
 
     game_name = "golf_round"
