@@ -449,7 +449,7 @@ def _rules_row(
         out[i, o + rl.REVEALS] = 1.0
         out[i, o + rl.GAME_VALUE] = left / PACK_SIZE
         return
-    for j in range(WIDTH):
+    for j in range(WIDTH):  # (a loop: numba's slice copy allocates)
         scratch[0, j] = g[i, j]
     _apply(scratch, 0, a, sevens_after)
     after = _legal_bits(scratch, 0, forced)
@@ -537,8 +537,7 @@ def _rules_kernel(g: np.ndarray, bits: np.ndarray, out: np.ndarray, forced: bool
     slots = (out.shape[1] - PLANES_SIZE - rl.POSITION_VALUES) // rl.ROW
     scratch = np.empty((1, WIDTH), dtype=np.int8)
     for i in range(g.shape[0]):
-        for j in range(PLANES_SIZE, out.shape[1]):
-            out[i, j] = 0.0
+        out[i, PLANES_SIZE:] = 0.0  # (a slice: numba vectorizes it, not the loop)
         b = bits[i]
         if b == OVER:
             b = 0
@@ -547,7 +546,9 @@ def _rules_kernel(g: np.ndarray, bits: np.ndarray, out: np.ndarray, forced: bool
         out[i, PLANES_SIZE + 1] = min(1.0, n / slots)
         o = PLANES_SIZE + rl.POSITION_VALUES
         for a in range(NUM_ACTIONS):
-            if (b >> a) & 1 and o < out.shape[1]:
+            if b >> a == 0 or o == out.shape[1]:
+                break
+            if (b >> a) & 1:
                 _rules_row(g, i, a, out, o, scratch, forced, sevens_after, slots)
                 o += rl.ROW
 
