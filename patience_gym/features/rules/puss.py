@@ -47,7 +47,9 @@ cards taken up so far). ``AFTER_LEGAL`` counts the legal moves after the move
 (0 once the game is over). :data:`SLOTS` = 36 is the most legal moves a position
 can have (8 packet tops to a foundation, 4 take-ups and 24 merges with
 ``sevens_after_placing``; 28 under the default rules), so ``overflow`` is never
-set at the default size.
+set at the default size (masked-random play, ~15,000 games and 3 million
+decisions per rule option, reached 28, 29, 30 and 30 under the default
+rules, ``sevens_after_placing``, ``forced_foundation=False`` and both).
 """
 
 from __future__ import annotations
