@@ -103,6 +103,12 @@ class PussInTheCornerEnv(PatienceEnv):
     only what a player sees; in the first pass the observation equals
     ``moves_replay``. Replays are remembered along each replayed line, so a
     step costs a fraction of a millisecond (``benchmarks/env_speed.py``).
+    ``obs_encoding="rules_moves"``: ``Box(0, 53, (1388,), float32)``: the
+    planes, then the shared rules-only move rows
+    (:mod:`patience_gym.features.rules.layout`: an overflow flag, legal moves
+    / 36, 36 rows of 21 values, one per legal move), computed from the visible
+    position and the rules alone, as :mod:`patience_gym.features.rules.puss`
+    documents; the batched engine produces it too.
 
     ## Rewards
     +1 per card onto a foundation; a game returns ``score - 4``. An illegal
@@ -129,13 +135,13 @@ class PussInTheCornerEnv(PatienceEnv):
     7 is placed (RULES.md); True keeps it open after the 7 is placed, until
     the next deal (the book's worked example merges after placing the 7 of
     hearts and building on it). ``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``,
-    ``"moves_replay"``, ``"moves_replay_all"``),
+    ``"moves_replay"``, ``"moves_replay_all"``, ``"rules_moves"``),
     ``illegal_action="penalize"`` (or ``"raise"``), ``render_mode=None`` (or
     ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture).
 
     ## Version History
-    * v0: initial release. (The ``moves``, ``moves_replay`` and
-      ``moves_replay_all`` encodings were added later as new options; the
+    * v0: initial release. (The ``moves``, ``moves_replay``,
+      ``moves_replay_all`` and ``rules_moves`` encodings were added later as new options; the
       rules and the other encodings are unchanged.)
     * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
       non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.

@@ -15,6 +15,8 @@ best over all the packets that may be taken up next, / 8 (capped at -1).
 ``moves_replay_all``: the same, and on every legal second-pass action the same
 two values for the greedy's replay of the rest of the game after that action
 (remembered per pack by this observer's :class:`SecondPassReplay`).
+
+``rules_moves``: the rules-only move rows of :mod:`patience_gym.features.rules.puss`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 
 from patience_gym.core import Game, ObsSpec
 from patience_gym.features.base import Observer, for_games
+from patience_gym.features.rules.puss import RulesMovesObserver
 from patience_gym.games.puss import (
     MERGES,
     NUM_ACTIONS,
@@ -125,4 +128,5 @@ ENCODINGS: dict[str, Callable[[Game[Any]], Observer]] = {
     "moves": _puss(MovesObserver),
     "moves_replay": _puss(ReplayObserver),
     "moves_replay_all": _puss(ReplayAllObserver),
+    "rules_moves": for_games(PussInTheCorner, "Puss in the Corner features need that game", RulesMovesObserver),
 }

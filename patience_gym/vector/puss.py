@@ -24,6 +24,8 @@ import numpy as np
 from numba import njit
 
 from patience_gym.cards import RANK, RED
+from patience_gym.features.rules import layout as rl
+from patience_gym.features.rules.puss import FOUNDATION_KIND, HAND_KIND, PACK_KIND, PACKET_KIND, PAIRS_KIND, SLOTS
 from patience_gym.games.puss import (
     _P_CORNER,
     _P_FOUND,
@@ -397,13 +399,167 @@ def _planes_kernel(g: np.ndarray, out: np.ndarray) -> None:
         out[i, _PLANES_TAIL + 5] = g[i, SEVEN] != 0
 
 
+@njit(cache=True, inline="always")
+def _popcount(bits: int) -> int:
+    n = 0
+    while bits:
+        bits &= bits - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _wait(g: np.ndarray, i: int, card: int) -> float:
+    """``rules.puss.wait``: the cards the foundations of ``card``'s colour need before it, / 13."""
+    rank = _RANK[card]
+    best = 13
+    for f in (_PILE_A[card], _PILE_B[card]):
+        need = int(g[i, NEED + f])
+        if need <= rank:
+            best = min(best, rank - need)
+    return best / 13
+
+
+@njit(cache=True)
+def _rules_row(
+    g: np.ndarray,
+    i: int,
+    a: int,
+    out: np.ndarray,
+    o: int,
+    scratch: np.ndarray,
+    forced: bool,
+    sevens_after: bool,
+    slots: int,
+) -> None:
+    """``rules.puss.move_row`` of the legal action ``a`` of env ``i``, into ``out[i, o : o + ROW]`` (zeroed)."""
+    out[i, o + rl.ACTION] = (a + 1) / NUM_ACTIONS
+    if a == DEAL:
+        left = int(g[i, PACK_LEN]) - int(g[i, POS]) - 1
+        out[i, o + rl.SOURCE_KIND] = PACK_KIND
+        out[i, o + rl.DEST_KIND] = HAND_KIND
+        out[i, o + rl.MOVED] = rl.HIDDEN_CARD
+        out[i, o + rl.MOVED_TOP] = rl.HIDDEN_CARD
+        out[i, o + rl.UNCOVERS] = rl.HIDDEN_CARD if left > 0 else rl.NO_CARD
+        for j in range(min(rl.NEXT_CARDS, max(left - 1, 0))):
+            out[i, o + rl.SOURCE_NEXT + j] = rl.HIDDEN_CARD
+        out[i, o + rl.COUNT] = 1 / 52
+        out[i, o + rl.SOURCE_LEFT] = left / 52
+        out[i, o + rl.DEST_AFTER] = 1 / 52
+        out[i, o + rl.REVEALS] = 1.0
+        out[i, o + rl.GAME_VALUE] = left / PACK_SIZE
+        return
+    for j in range(WIDTH):  # (a loop: numba's slice copy allocates)
+        scratch[0, j] = g[i, j]
+    _apply(scratch, 0, a, sevens_after)
+    after = _legal_bits(scratch, 0, forced)
+    stock = int(scratch[0, OBS + OBS_PACK])
+    out[i, o + rl.AFTER_LEGAL] = min(1.0, (0 if after == OVER else _popcount(after)) / slots)
+    out[i, o + rl.GAME_VALUE] = stock / PACK_SIZE
+    count = 1
+    f = -1
+    moved = -1
+    if a < CORNER_TO_FOUNDATION:
+        moved = int(g[i, HAND])
+        out[i, o + rl.SOURCE_KIND] = HAND_KIND
+        if a < TO_FOUNDATION:
+            k = a - TO_CORNER
+            n = int(g[i, LEN + k])
+            out[i, o + rl.DEST_KIND] = PACKET_KIND
+            out[i, o + rl.DEST_INDEX] = k
+            out[i, o + rl.ONTO] = g[i, CORNERS + PACK_SIZE * k + n - 1] if n > 0 else rl.NO_CARD
+            out[i, o + rl.DEST_AFTER] = (n + 1) / 52
+        else:
+            f = a - TO_FOUNDATION
+    elif a < MERGE:
+        k = (a - CORNER_TO_FOUNDATION) // 4
+        f = (a - CORNER_TO_FOUNDATION) % 4
+        n = int(g[i, LEN + k])
+        base = CORNERS + PACK_SIZE * k
+        moved = int(g[i, base + n - 1]) - 1
+        out[i, o + rl.SOURCE_KIND] = PACKET_KIND
+        out[i, o + rl.SOURCE_INDEX] = k
+        out[i, o + rl.UNCOVERS] = g[i, base + n - 2] if n > 1 else rl.NO_CARD
+        for j in range(min(rl.NEXT_CARDS, max(n - 2, 0))):
+            out[i, o + rl.SOURCE_NEXT + j] = g[i, base + n - 3 - j]
+        out[i, o + rl.SOURCE_LEFT] = (n - 1) / 52
+    elif a < TAKE:
+        m = a - MERGE
+        upper = _MERGE_PAIRS[m, 0, 0]
+        lower = _MERGE_PAIRS[m, 0, 1]
+        nu = int(g[i, LEN + upper])
+        nl = int(g[i, LEN + lower])
+        moved = int(g[i, CORNERS + PACK_SIZE * upper]) - 1
+        kind = PACKET_KIND if _MERGE_COUNT[m] == 1 else PAIRS_KIND
+        out[i, o + rl.SOURCE_KIND] = kind
+        out[i, o + rl.DEST_KIND] = kind
+        out[i, o + rl.SOURCE_INDEX] = upper
+        out[i, o + rl.DEST_INDEX] = lower
+        out[i, o + rl.MOVED_TOP] = g[i, CORNERS + PACK_SIZE * upper + nu - 1]
+        out[i, o + rl.ONTO] = g[i, CORNERS + PACK_SIZE * lower + nl - 1]
+        count = 0
+        for j in range(_MERGE_COUNT[m]):
+            count += int(g[i, LEN + _MERGE_PAIRS[m, j, 0]])
+        out[i, o + rl.DEST_AFTER] = (nl + nu) / 52
+    else:
+        k = a - TAKE
+        n = int(g[i, LEN + k])
+        base = CORNERS + PACK_SIZE * k
+        moved = int(g[i, base]) - 1
+        out[i, o + rl.SOURCE_KIND] = PACKET_KIND
+        out[i, o + rl.SOURCE_INDEX] = k
+        out[i, o + rl.DEST_KIND] = PACK_KIND
+        out[i, o + rl.MOVED_TOP] = g[i, base + n - 1]
+        out[i, o + rl.ONTO] = rl.HIDDEN_CARD if g[i, RLEN] > 0 else rl.NO_CARD
+        for j in range(min(rl.NEXT_CARDS, n)):
+            out[i, o + rl.SOURCE_NEXT + j] = g[i, base + j]
+        count = 0
+        for c in range(4):
+            count += int(g[i, LEN + c]) - int(scratch[0, LEN + c])
+        out[i, o + rl.DEST_AFTER] = stock / 52
+    if f >= 0:
+        height = int(g[i, NEED + f])  # the pile's height after the move
+        out[i, o + rl.DEST_KIND] = FOUNDATION_KIND
+        out[i, o + rl.DEST_INDEX] = f
+        out[i, o + rl.ONTO] = g[i, OBS + f * FOUNDATION_SLOTS + height - 2]
+        out[i, o + rl.FOUNDATION] = height / 13
+        out[i, o + rl.DEST_AFTER] = height / 52
+    out[i, o + rl.MOVED] = moved + 1
+    if a < MERGE:
+        out[i, o + rl.MOVED_TOP] = moved + 1
+    out[i, o + rl.COUNT] = count / 52
+    out[i, o + rl.WAIT] = _wait(g, i, moved)
+
+
+@njit(cache=True)
+def _rules_kernel(g: np.ndarray, bits: np.ndarray, out: np.ndarray, forced: bool, sevens_after: bool) -> None:
+    """``RulesMovesObserver.observe`` after the planes (``_planes_kernel``) of every env, every value written."""
+    slots = (out.shape[1] - PLANES_SIZE - rl.POSITION_VALUES) // rl.ROW
+    scratch = np.empty((1, WIDTH), dtype=np.int8)
+    for i in range(g.shape[0]):
+        out[i, PLANES_SIZE:] = 0.0  # (a slice: numba vectorizes it, not the loop)
+        b = bits[i]
+        if b == OVER:
+            b = 0
+        n = _popcount(b)
+        out[i, PLANES_SIZE] = 1.0 if n > slots else 0.0
+        out[i, PLANES_SIZE + 1] = min(1.0, n / slots)
+        o = PLANES_SIZE + rl.POSITION_VALUES
+        for a in range(NUM_ACTIONS):
+            if b >> a == 0 or o == out.shape[1]:
+                break
+            if (b >> a) & 1:
+                _rules_row(g, i, a, out, o, scratch, forced, sevens_after, slots)
+                o += rl.ROW
+
+
 # --- the batched game ---------------------------------------------------------
 class BatchedPuss(BatchedGame):
-    """``patience_gym/PussInTheCorner-v0`` for ``num_envs`` games at once (``ids`` and ``planes``)."""
+    """``patience_gym/PussInTheCorner-v0`` for ``num_envs`` games at once (``ids``, ``planes``, ``rules_moves``)."""
 
     env_id = "patience_gym/PussInTheCorner-v0"
     game_name = "puss_in_the_corner"
-    encodings = ("ids", "planes")
+    encodings = ("ids", "planes", rl.ENCODING)
 
     def __init__(self, num_envs: int, obs_encoding: str | None = None, **rule_options: Any) -> None:
         super().__init__(num_envs, obs_encoding, **rule_options)
@@ -458,8 +614,13 @@ class BatchedPuss(BatchedGame):
         if self.obs_encoding == "ids":
             ids: np.ndarray = _ids_kernel(self._g)
             return ids
-        out = np.empty((self.num_envs, PLANES_SIZE), dtype=np.float32)
+        if self.obs_encoding == "planes":
+            out = np.empty((self.num_envs, PLANES_SIZE), dtype=np.float32)
+            _planes_kernel(self._g, out)
+            return out
+        out = np.empty((self.num_envs, rl.size(PLANES_SIZE, SLOTS)), dtype=np.float32)
         _planes_kernel(self._g, out)
+        _rules_kernel(self._g, self._bits, out, self._forced, self._sevens_after)
         return out
 
     def scores(self) -> np.ndarray:

@@ -104,6 +104,18 @@ CASES = [
         expect={"truncated": 40, "illegal": 250},
     ),
     Case(PUSS, "planes", given_deals=True, steps=300, seed=13, expect={"episodes": 25, "won": 8}),
+    # the rules-only move rows: the default rules (random, some illegal) and both options (greedy, given deals)
+    Case(PUSS, "rules_moves", illegal=0.05, steps=250, seed=15, expect={"episodes": 12, "illegal": 100}),
+    Case(
+        PUSS,
+        "rules_moves",
+        {"forced_foundation": False, "sevens_after_placing": True},
+        "greedy",
+        given_deals=True,
+        steps=200,
+        seed=16,
+        expect={"episodes": 12, "won": 8},
+    ),
     Case(
         PUSS,
         "ids",
