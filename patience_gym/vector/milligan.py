@@ -40,6 +40,7 @@ class BatchedMilligan(BatchedGame):
         self._params = (int(game.vacancy_any), _RESERVE[game.reserve_kind], game.max_reserve, _DOWN[game.down])
         self._tables = (K.ZC, K.ZF, K.ZO)
         self._reserve_kind = RESERVE_KINDS[game.reserve_kind]
+        self._rules_scratch = K.rules_scratch()
         self._cols = np.zeros((n, NUM_COLUMNS, MAX_COLUMN), dtype=np.int8)
         self._clen = np.zeros((n, NUM_COLUMNS), dtype=np.int8)
         self._runs = np.zeros((n, NUM_COLUMNS), dtype=np.int8)
@@ -89,8 +90,9 @@ class BatchedMilligan(BatchedGame):
         out = np.empty((self.num_envs, *self.single_observation_space.shape), dtype=np.float32)
         if self.obs_encoding == "rules_moves":
             state = (self._cols, self._clen, self._runs, self._tops, self._found, self._res, self._sc)
-            masks = (self._hash, self._seen, self._masks)
-            K.observe_rules(*state, *masks, *self._tables, *self._params, self._reserve_kind, SLOTS, out)
+            moves = (self._hash, self._seen, self._masks, self._acts)
+            rules = (self._reserve_kind, SLOTS, self._rules_scratch)
+            K.observe_rules(*state, *moves, *self._tables, *self._params, *rules, out)
         else:
             K.observe_planes(self._cols, self._clen, self._runs, self._found, self._res, self._sc, out)
         return out

@@ -643,31 +643,43 @@ def _pile(value):  # type: ignore[no-untyped-def]
     return min(value / RK.PILE_SCALE, 1.0)
 
 
-@njit(cache=True)
+def rules_scratch() -> tuple[np.ndarray, ...]:
+    """The one-game scratch arrays :func:`observe_rules` plays each move on (its ``scratch`` argument)."""
+    return (
+        np.zeros((1, NUM_COLUMNS, MAX_COLUMN), dtype=np.int8),  # cols
+        np.zeros((1, NUM_COLUMNS), dtype=np.int8),  # clen
+        np.zeros((1, NUM_COLUMNS), dtype=np.int8),  # runs
+        np.zeros((1, NUM_COLUMNS), dtype=np.int8),  # tops
+        np.zeros((1, NUM_FOUNDATIONS), dtype=np.int8),  # found
+        np.zeros((1, MAX_STOCK), dtype=np.int8),  # stock: never read, a deal is not played on the copy
+        np.zeros((1, MAX_RUN), dtype=np.int8),  # res
+        np.zeros((1, NUM_SCALARS), dtype=np.int64),  # sc
+        np.zeros(1, dtype=np.uint64),  # hsh
+        np.zeros((1, SEEN_CAP + 1), dtype=np.uint64),  # seen
+        np.zeros((1, OBS_SIZE), dtype=np.int8),  # ids: written by apply_one, never read
+        np.zeros((1, NUM_ACTIONS), dtype=np.bool_),  # mask
+        np.zeros((1, NUM_ACTIONS), dtype=np.int16),  # acts
+        np.zeros(NUM_ACTIONS, dtype=np.int64),  # one game's legal actions, sorted
+        np.zeros(52, dtype=np.int64),  # the planes' card copies met
+    )
+
+
+#: ``_nrt=False`` as :func:`step_kernel` (no reference counting in the inlined move generator); the
+#: scratch arrays come from :func:`rules_scratch`, and the mask of the scratch game must start all False.
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 def observe_rules(  # type: ignore[no-untyped-def]
-    cols, clen, runs, tops, found, res, sc, hsh, seen, mask,
-    zc, zf, zo, vacancy_any, rkind, maxres, down, reserve_kind, slots, out,
+    cols, clen, runs, tops, found, res, sc, hsh, seen, mask, acts,
+    zc, zf, zo, vacancy_any, rkind, maxres, down, reserve_kind, slots, scratch, out,
 ):  # fmt: skip
     """The "rules_moves" observation of every game into ``out`` (float32 [N, size(PLANES_SIZE, slots)]).
 
     ``AFTER_LEGAL`` plays each move on a copy of the game in one-game scratch arrays (``apply_one``) and
     counts the legal moves there (``legal_one``), as the single env's observer does with the rules.
     """
-    met = np.zeros(52, dtype=np.int64)
-    s_cols = np.zeros((1, NUM_COLUMNS, MAX_COLUMN), dtype=np.int8)
-    s_clen = np.zeros((1, NUM_COLUMNS), dtype=np.int8)
-    s_runs = np.zeros((1, NUM_COLUMNS), dtype=np.int8)
-    s_tops = np.zeros((1, NUM_COLUMNS), dtype=np.int8)
-    s_found = np.zeros((1, NUM_FOUNDATIONS), dtype=np.int8)
-    s_stock = np.zeros((1, MAX_STOCK), dtype=np.int8)  # never read: a deal is not played on the copy
-    s_res = np.zeros((1, MAX_RUN), dtype=np.int8)
-    s_sc = np.zeros((1, NUM_SCALARS), dtype=np.int64)
-    s_hsh = np.zeros(1, dtype=np.uint64)
-    s_seen = np.zeros((1, SEEN_CAP + 1), dtype=np.uint64)
-    s_ids = np.zeros((1, OBS_SIZE), dtype=np.int8)  # written by apply_one, never read
-    s_mask = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
-    s_acts = np.zeros((1, NUM_ACTIONS), dtype=np.int16)
-    last = 0  # the scratch mask's legal count (legal_one clears what it listed)
+    s_cols, s_clen, s_runs, s_tops, s_found, s_stock, s_res, s_sc, s_hsh, s_seen, s_ids, s_mask, s_acts, order, met = (
+        scratch
+    )
+    last = s_sc[0, NLEGAL]  # the scratch mask's legal count (legal_one clears what it listed)
     first_row = PLANES_SIZE + RL.POSITION_VALUES
     for e in range(out.shape[0]):
         o = out[e]
@@ -679,14 +691,16 @@ def observe_rules(  # type: ignore[no-untyped-def]
         o[PLANES_SIZE + 1] = min(nlegal / slots, 1.0)
         stock_left = MAX_STOCK - sc[e, POS]
         nres = sc[e, NRES]
-        slot = 0
-        for a in range(NUM_ACTIONS):
-            if slot >= slots:
-                break
-            if not mask[e, a]:
-                continue
+        for t in range(nlegal):  # the legal actions in action order (insertion sort: a few dozen)
+            a = acts[e, t]
+            p = t
+            while p > 0 and order[p - 1] > a:
+                order[p] = order[p - 1]
+                p -= 1
+            order[p] = a
+        for slot in range(min(nlegal, slots)):
+            a = order[slot]
             b = first_row + slot * RL.ROW
-            slot += 1
             o[b + RL.ACTION] = (a + 1) / NUM_ACTIONS
             if a == DEAL:
                 left = stock_left - NUM_COLUMNS
