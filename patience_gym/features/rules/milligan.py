@@ -46,11 +46,12 @@ cards left in the stock after the move / 96 (the stock at the start), the same f
 but a deal.
 
 **Slots.** :data:`SLOTS` = 128. The most legal moves met in masked-random playouts (512 and
-1,024 games at a time, 2,000 to 8,000 steps each, the deal mostly held back so that positions
-grow): Miss Milligan 30, with ``waive_sequences`` 83; Giant 114 (with
-``worry_back_anytime`` 105); the pocket version 28. Positions with more than 64 were about 3 in
-10,000 with ``waive_sequences`` and 1 in 15,000 in Giant, so 64 rows would overflow now and
-then; none was seen above 128.
+1,024 games at a time, 2,000 to 8,000 steps each, about 10 million positions for each of the
+larger variants, the deal mostly held back so that positions grow): Miss Milligan 30, with
+``waive_sequences`` 83; Giant 114 (with ``worry_back_anytime`` 105); the pocket version 28.
+Positions with more than 64 were about 3 in 10,000 with ``waive_sequences`` and 1 in 10,000 in
+Giant, so 64 rows would overflow now and then; none was seen above 128 (a hand-built Giant
+position with four whole sequences and three vacancies has 165: the overflow flag is set).
 """
 
 from __future__ import annotations
