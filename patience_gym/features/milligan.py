@@ -5,7 +5,8 @@ moves, ``MOVE_SLOTS`` rows of ``ROW`` values
 (:mod:`patience_gym.heuristics.milligan_moves`). ``moves_search``: the same,
 with the lookahead's two values on each row. ``moves_endgame``: the same, with
 the endgame replay's two values on each row, set once the stock is out
-(:mod:`patience_gym.heuristics.milligan_endgame`; the observer keeps the memo).
+(:mod:`patience_gym.heuristics.milligan_endgame`; the observer keeps the memo). ``rules_moves``: the
+rules-only move rows shared by every game (:mod:`patience_gym.features.rules.milligan`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 
 from patience_gym.core import Game, ObsSpec
 from patience_gym.features.base import Observer, for_games
+from patience_gym.features.rules.milligan import RULES_MOVES
 from patience_gym.games.milligan import PLANES_SIZE, MilliganGame, MilliganState
 from patience_gym.heuristics.milligan_endgame import EndgameReplay
 from patience_gym.heuristics.milligan_moves import (
@@ -108,4 +110,5 @@ ENCODINGS: dict[str, Callable[[Game[Any]], Observer]] = {
     "moves": _milligan(MovesObserver),
     "moves_search": _milligan(SearchObserver),
     "moves_endgame": _milligan(EndgameObserver),
+    "rules_moves": RULES_MOVES,
 }

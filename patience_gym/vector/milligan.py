@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from patience_gym.features.rules.milligan import RESERVE_KINDS, SLOTS
 from patience_gym.games.milligan import IDLE_LIMIT, OBS_SIZE, MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import MAX_COLUMN, MAX_RUN, MAX_STOCK, NUM_ACTIONS, NUM_COLUMNS, TOTAL_CARDS
 from patience_gym.vector import milligan_kernels as K
@@ -29,7 +30,7 @@ class BatchedMilligan(BatchedGame):
     ``infos()`` gives ``stock_left`` and ``idle_moves_left`` (int64 [N]), as the single env reports them.
     """
 
-    encodings = ("ids", "planes")
+    encodings = ("ids", "planes", "rules_moves")
 
     def __init__(self, num_envs: int, obs_encoding: str | None = None, **rule_options: Any) -> None:
         super().__init__(num_envs, obs_encoding, **rule_options)
@@ -38,6 +39,8 @@ class BatchedMilligan(BatchedGame):
         n = self.num_envs
         self._params = (int(game.vacancy_any), _RESERVE[game.reserve_kind], game.max_reserve, _DOWN[game.down])
         self._tables = (K.ZC, K.ZF, K.ZO)
+        self._reserve_kind = RESERVE_KINDS[game.reserve_kind]
+        self._rules_scratch = K.rules_scratch()
         self._cols = np.zeros((n, NUM_COLUMNS, MAX_COLUMN), dtype=np.int8)
         self._clen = np.zeros((n, NUM_COLUMNS), dtype=np.int8)
         self._runs = np.zeros((n, NUM_COLUMNS), dtype=np.int8)
@@ -85,7 +88,13 @@ class BatchedMilligan(BatchedGame):
         if self.obs_encoding == "ids":
             return self._ids.copy()
         out = np.empty((self.num_envs, *self.single_observation_space.shape), dtype=np.float32)
-        K.observe_planes(self._cols, self._clen, self._runs, self._found, self._res, self._sc, out)
+        if self.obs_encoding == "rules_moves":
+            state = (self._cols, self._clen, self._runs, self._tops, self._found, self._res, self._sc)
+            moves = (self._hash, self._seen, self._masks, self._acts)
+            rules = (self._reserve_kind, SLOTS, self._rules_scratch)
+            K.observe_rules(*state, *moves, *self._tables, *self._params, *rules, out)
+        else:
+            K.observe_planes(self._cols, self._clen, self._runs, self._found, self._res, self._sc, out)
         return out
 
     def scores(self) -> np.ndarray:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from patience_gym.features.rules import layout as RL
+from patience_gym.features.rules import milligan as RK
 from patience_gym.games.milligan import _P_EXPOSED as P_EXPOSED
 from patience_gym.games.milligan import _P_FOUND as P_FOUND
 from patience_gym.games.milligan import _P_RESERVE as P_RESERVE
@@ -45,6 +47,7 @@ from patience_gym.games.milligan import (
     OBS_IDLE,
     OBS_ORIGIN,
     OBS_RESERVE,
+    OBS_SIZE,
     OBS_STOCK,
     PLANE_WIDTH,
     PLANES_SIZE,
@@ -563,44 +566,251 @@ def observe_planes(cols, clen, runs, found, res, sc, out):  # type: ignore[no-un
     """The "planes" observation of every game into ``out`` (float32 [N, 1468])."""
     met = np.zeros(52, dtype=np.int64)
     for e in range(out.shape[0]):
-        o = out[e]
-        o[:] = 0.0
-        met[:] = 0
-        for j in range(NUM_COLUMNS):
-            n = clen[e, j]
-            first_run = n - runs[e, j]
-            b = 0
-            for r in range(n):
-                c = cols[e, j, r]
-                b = (2 * c + met[c]) * PLANE_WIDTH
-                met[c] += 1
-                o[b + j] = 1.0
-                o[b + P_ROW] = r / (MAX_COLUMN - 1)
-                if r >= first_run:
-                    o[b + P_RUN] = 1.0
-            if n:
-                o[b + P_EXPOSED] = 1.0
-        for s in range(NUM_FOUNDATIONS):
-            for c in range((s >> 1) * 13, (s >> 1) * 13 + found[e, s]):
-                o[(2 * c + met[c]) * PLANE_WIDTH + P_FOUND] = 1.0
-                met[c] += 1
-        nres = sc[e, NRES]
-        for r in range(nres):
-            c = res[e, r]
+        _planes_one(e, cols, clen, runs, found, res, sc, out[e], met)
+
+
+@njit(cache=True, inline="always")
+def _planes_one(e, cols, clen, runs, found, res, sc, o, met):  # type: ignore[no-untyped-def]
+    """Game ``e``'s "planes" observation into ``o`` (its first ``PLANES_SIZE`` values); ``met``: scratch [52]."""
+    for t in range(PLANES_SIZE):
+        o[t] = 0.0
+    met[:] = 0
+    for j in range(NUM_COLUMNS):
+        n = clen[e, j]
+        first_run = n - runs[e, j]
+        b = 0
+        for r in range(n):
+            c = cols[e, j, r]
             b = (2 * c + met[c]) * PLANE_WIDTH
             met[c] += 1
-            o[b + P_RESERVE] = 1.0
-            o[b + P_ROW] = r / (MAX_RUN - 1)
-            o[b + P_RUN] = 1.0
-            if r == nres - 1:
-                o[b + P_EXPOSED] = 1.0
-        for c in range(52):
-            for copy in range(met[c], 2):
-                o[(2 * c + copy) * PLANE_WIDTH + P_STOCK] = 1.0
-        o[PLANES_G] = (MAX_STOCK - sc[e, POS]) / MAX_STOCK
-        o[PLANES_G + 1] = (IDLE_LIMIT - sc[e, IDLE]) / IDLE_LIMIT
-        o[PLANES_G + 2] = sc[e, BEST] / TOTAL_CARDS
-        o[PLANES_G + 3 + sc[e, ORIGIN] + 1] = 1.0
+            o[b + j] = 1.0
+            o[b + P_ROW] = r / (MAX_COLUMN - 1)
+            if r >= first_run:
+                o[b + P_RUN] = 1.0
+        if n:
+            o[b + P_EXPOSED] = 1.0
+    for s in range(NUM_FOUNDATIONS):
+        for c in range((s >> 1) * 13, (s >> 1) * 13 + found[e, s]):
+            o[(2 * c + met[c]) * PLANE_WIDTH + P_FOUND] = 1.0
+            met[c] += 1
+    nres = sc[e, NRES]
+    for r in range(nres):
+        c = res[e, r]
+        b = (2 * c + met[c]) * PLANE_WIDTH
+        met[c] += 1
+        o[b + P_RESERVE] = 1.0
+        o[b + P_ROW] = r / (MAX_RUN - 1)
+        o[b + P_RUN] = 1.0
+        if r == nres - 1:
+            o[b + P_EXPOSED] = 1.0
+    for c in range(52):
+        for copy in range(met[c], 2):
+            o[(2 * c + copy) * PLANE_WIDTH + P_STOCK] = 1.0
+    o[PLANES_G] = (MAX_STOCK - sc[e, POS]) / MAX_STOCK
+    o[PLANES_G + 1] = (IDLE_LIMIT - sc[e, IDLE]) / IDLE_LIMIT
+    o[PLANES_G + 2] = sc[e, BEST] / TOTAL_CARDS
+    o[PLANES_G + 3 + sc[e, ORIGIN] + 1] = 1.0
 
 
 assert PLANES_SIZE == PLANES_G + 3 + NUM_COLUMNS + 1
+
+
+# --- rules_moves (patience_gym.features.rules.milligan, bit for bit) ---------------------------------------
+@njit(cache=True, inline="always")
+def _pile_card(cols, res, e, skind, sidx, p):  # type: ignore[no-untyped-def]
+    """Card ``p`` (0 = deepest) of game ``e``'s source pile: a column, a foundation slot or the reserve."""
+    if skind == RK.KIND_COLUMN:
+        return np.int64(cols[e, sidx, p])
+    if skind == RK.KIND_FOUNDATION:
+        return np.int64((sidx >> 1) * 13 + p)
+    return np.int64(res[e, p])
+
+
+@njit(cache=True, inline="always")
+def _card_wait(card, found, e):  # type: ignore[no-untyped-def]
+    """``WAIT`` of ``card`` (``patience_gym.features.rules.milligan.card_wait``)."""
+    rank = card % 13 + 1
+    s = 2 * (card // 13)
+    least = 13
+    for height in (found[e, s], found[e, s + 1]):
+        if height < rank and rank - 1 - height < least:
+            least = rank - 1 - height
+    return least / 13 if least < 13 else 1.0
+
+
+@njit(cache=True, inline="always")
+def _pile(value):  # type: ignore[no-untyped-def]
+    return min(value / RK.PILE_SCALE, 1.0)
+
+
+def rules_scratch() -> tuple[np.ndarray, ...]:
+    """The one-game scratch arrays :func:`observe_rules` plays each move on (its ``scratch`` argument)."""
+    return (
+        np.zeros((1, NUM_COLUMNS, MAX_COLUMN), dtype=np.int8),  # cols
+        np.zeros((1, NUM_COLUMNS), dtype=np.int8),  # clen
+        np.zeros((1, NUM_COLUMNS), dtype=np.int8),  # runs
+        np.zeros((1, NUM_COLUMNS), dtype=np.int8),  # tops
+        np.zeros((1, NUM_FOUNDATIONS), dtype=np.int8),  # found
+        np.zeros((1, MAX_STOCK), dtype=np.int8),  # stock: never read, a deal is not played on the copy
+        np.zeros((1, MAX_RUN), dtype=np.int8),  # res
+        np.zeros((1, NUM_SCALARS), dtype=np.int64),  # sc
+        np.zeros(1, dtype=np.uint64),  # hsh
+        np.zeros((1, SEEN_CAP + 1), dtype=np.uint64),  # seen
+        np.zeros((1, OBS_SIZE), dtype=np.int8),  # ids: written by apply_one, never read
+        np.zeros((1, NUM_ACTIONS), dtype=np.bool_),  # mask
+        np.zeros((1, NUM_ACTIONS), dtype=np.int16),  # acts
+        np.zeros(NUM_ACTIONS, dtype=np.int64),  # one game's legal actions, sorted
+        np.zeros(52, dtype=np.int64),  # the planes' card copies met
+    )
+
+
+#: ``_nrt=False`` as :func:`step_kernel` (no reference counting in the inlined move generator); the
+#: scratch arrays come from :func:`rules_scratch`, and the mask of the scratch game must start all False.
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+def observe_rules(  # type: ignore[no-untyped-def]
+    cols, clen, runs, tops, found, res, sc, hsh, seen, mask, acts,
+    zc, zf, zo, vacancy_any, rkind, maxres, down, reserve_kind, slots, scratch, out,
+):  # fmt: skip
+    """The "rules_moves" observation of every game into ``out`` (float32 [N, size(PLANES_SIZE, slots)]).
+
+    ``AFTER_LEGAL`` plays each move on a copy of the game in one-game scratch arrays (``apply_one``) and
+    counts the legal moves there (``legal_one``), as the single env's observer does with the rules.
+    """
+    s_cols, s_clen, s_runs, s_tops, s_found, s_stock, s_res, s_sc, s_hsh, s_seen, s_ids, s_mask, s_acts, order, met = (
+        scratch
+    )
+    last = s_sc[0, NLEGAL]  # the scratch mask's legal count (legal_one clears what it listed)
+    first_row = PLANES_SIZE + RL.POSITION_VALUES
+    for e in range(out.shape[0]):
+        o = out[e]
+        _planes_one(e, cols, clen, runs, found, res, sc, o, met)
+        for t in range(PLANES_SIZE, o.shape[0]):
+            o[t] = 0.0
+        nlegal = sc[e, NLEGAL]
+        o[PLANES_SIZE] = 1.0 if nlegal > slots else 0.0
+        o[PLANES_SIZE + 1] = min(nlegal / slots, 1.0)
+        stock_left = MAX_STOCK - sc[e, POS]
+        nres = sc[e, NRES]
+        for t in range(nlegal):  # the legal actions in action order (insertion sort: a few dozen)
+            a = acts[e, t]
+            p = t
+            while p > 0 and order[p - 1] > a:
+                order[p] = order[p - 1]
+                p -= 1
+            order[p] = a
+        for slot in range(min(nlegal, slots)):
+            a = order[slot]
+            b = first_row + slot * RL.ROW
+            o[b + RL.ACTION] = (a + 1) / NUM_ACTIONS
+            if a == DEAL:
+                left = stock_left - NUM_COLUMNS
+                o[b + RL.SOURCE_KIND] = RK.KIND_STOCK
+                o[b + RL.DEST_KIND] = RK.KIND_EVERY_COLUMN
+                o[b + RL.MOVED] = RL.HIDDEN_CARD
+                o[b + RL.MOVED_TOP] = RL.HIDDEN_CARD
+                for t in range(1 + RL.NEXT_CARDS):
+                    o[b + RL.UNCOVERS + t] = RL.HIDDEN_CARD if left > t else RL.NO_CARD
+                o[b + RL.COUNT] = NUM_COLUMNS / 52
+                o[b + RL.WAIT] = 1.0
+                o[b + RL.SOURCE_LEFT] = _pile(left)
+                longest = 0
+                for j in range(NUM_COLUMNS):
+                    longest = max(longest, np.int64(clen[e, j]))
+                o[b + RL.DEST_AFTER] = _pile(longest + 1)
+                o[b + RL.REVEALS] = 1.0
+                o[b + RL.GAME_VALUE] = left / MAX_STOCK
+                continue
+            # decode the action: source pile (kind, index, length), destination column (-1: none), cards
+            dj = -1
+            if a < RC:
+                skind = RK.KIND_COLUMN
+                sidx = a // ((NUM_COLUMNS - 1) * MAX_RUN)
+                rest = a % ((NUM_COLUMNS - 1) * MAX_RUN)
+                jj = rest // MAX_RUN
+                dj = jj if jj < sidx else jj + 1
+                k = rest % MAX_RUN + 1
+            elif a < CR:
+                skind = reserve_kind
+                sidx = 0
+                dj = (a - RC) // MAX_RUN
+                k = (a - RC) % MAX_RUN + 1
+            elif a < CF:
+                skind = RK.KIND_COLUMN
+                sidx = (a - CR) // MAX_RUN
+                k = (a - CR) % MAX_RUN + 1
+            elif a < RF:
+                skind = RK.KIND_COLUMN
+                sidx = a - CF
+                k = 1
+            elif a == RF:
+                skind = reserve_kind
+                sidx = 0
+                k = 1
+            else:
+                skind = RK.KIND_FOUNDATION
+                sidx = (a - FC) // NUM_COLUMNS
+                dj = (a - FC) % NUM_COLUMNS
+                k = 1
+            if skind == RK.KIND_COLUMN:
+                n = np.int64(clen[e, sidx])
+            elif skind == RK.KIND_FOUNDATION:
+                n = np.int64(found[e, sidx])
+            else:
+                n = nres
+            o[b + RL.SOURCE_KIND] = skind
+            o[b + RL.SOURCE_INDEX] = sidx
+            moved = _pile_card(cols, res, e, skind, sidx, n - k)
+            o[b + RL.MOVED] = moved + 1
+            o[b + RL.MOVED_TOP] = _pile_card(cols, res, e, skind, sidx, n - 1) + 1
+            for t in range(1 + RL.NEXT_CARDS):
+                p = n - k - 1 - t
+                o[b + RL.UNCOVERS + t] = _pile_card(cols, res, e, skind, sidx, p) + 1 if p >= 0 else RL.NO_CARD
+            o[b + RL.COUNT] = k / 52
+            o[b + RL.WAIT] = _card_wait(moved, found, e)
+            o[b + RL.SOURCE_LEFT] = _pile(n - k)
+            if CF <= a <= RF:  # to a foundation
+                rank = moved % 13 + 1
+                s = 2 * (moved // 13)
+                if found[e, s] != rank - 1:
+                    s += 1
+                o[b + RL.DEST_KIND] = RK.KIND_FOUNDATION
+                o[b + RL.DEST_INDEX] = s
+                o[b + RL.ONTO] = moved if rank > 1 else RL.NO_CARD
+                o[b + RL.FOUNDATION] = rank / 13
+                after = rank
+            elif dj < 0:  # to the reserve
+                o[b + RL.DEST_KIND] = reserve_kind
+                after = nres + k
+            else:
+                m = np.int64(clen[e, dj])
+                o[b + RL.DEST_KIND] = RK.KIND_COLUMN if m else RK.KIND_EMPTY_COLUMN
+                o[b + RL.DEST_INDEX] = dj
+                o[b + RL.ONTO] = cols[e, dj, m - 1] + 1 if m else RL.NO_CARD
+                after = m + k
+            o[b + RL.DEST_AFTER] = _pile(after)
+            # the legal moves after the move, on a copy of game e
+            for j in range(NUM_COLUMNS):
+                for r in range(clen[e, j]):
+                    s_cols[0, j, r] = cols[e, j, r]
+                s_clen[0, j] = clen[e, j]
+                s_runs[0, j] = runs[e, j]
+                s_tops[0, j] = tops[e, j]
+            for s in range(NUM_FOUNDATIONS):
+                s_found[0, s] = found[e, s]
+            for r in range(nres):
+                s_res[0, r] = res[e, r]
+            for t in range(NUM_SCALARS):
+                s_sc[0, t] = sc[e, t]
+            s_sc[0, NLEGAL] = last
+            s_hsh[0] = hsh[e]
+            for t in range(sc[e, NSEEN]):
+                s_seen[0, t] = seen[e, t]
+            s_seen[0, FILTER] = seen[e, FILTER]
+            apply_one(0, a, s_cols, s_clen, s_runs, s_tops, s_found, s_stock, s_res, s_sc, s_hsh, s_seen, s_ids,
+                      zc, zf, zo, rkind)  # fmt: skip
+            last = legal_one(
+                0, s_cols, s_clen, s_runs, s_tops, s_found, s_res, s_sc, s_hsh, s_seen, s_mask, s_acts,
+                zc, zf, zo, vacancy_any, rkind, maxres, down,
+            )  # fmt: skip
+            o[b + RL.AFTER_LEGAL] = min(last / slots, 1.0)
+            o[b + RL.GAME_VALUE] = stock_left / MAX_STOCK

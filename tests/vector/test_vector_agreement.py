@@ -163,6 +163,19 @@ CASES = [
     Case(GIANT, "planes", illegal=0.04, steps=300, seed=19, expect={"episodes": 50}),
     Case(POCKET, "ids", policy="hold", illegal=0.04, steps=300, seed=20, expect={"episodes": 3, "idle_limit": 10}),
     Case(POCKET, "planes", illegal=0.1, limit=40, steps=200, seed=22, expect={"truncated": 40}),
+    # rules_moves: the rows' after-move legal counts read the progress rule's repeats and idle limit
+    Case(
+        MILLIGAN,
+        "rules_moves",
+        {"waive_sequences": True},
+        "hold",
+        illegal=0.04,
+        steps=300,
+        seed=23,
+        expect={"episodes": 3, "idle_limit": 3, "masked_repeat": 100},
+    ),
+    Case(GIANT, "rules_moves", {"worry_back_anytime": True}, "hold", steps=300, seed=24, expect={"episodes": 3}),
+    Case(POCKET, "rules_moves", illegal=0.05, steps=200, seed=25, expect={"episodes": 10}),
 ]
 
 
