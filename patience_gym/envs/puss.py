@@ -103,12 +103,15 @@ class PussInTheCornerEnv(PatienceEnv):
     only what a player sees; in the first pass the observation equals
     ``moves_replay``. Replays are remembered along each replayed line, so a
     step costs a fraction of a millisecond (``benchmarks/env_speed.py``).
-    ``obs_encoding="rules_moves"``: ``Box(0, 53, (1388,), float32)``: the
-    planes, then the shared rules-only move rows
+    ``obs_encoding="rules_moves"``: ``Box(0, 53, (1440,), float32)``: the
+    planes, the remembered pack order (52 values, as in ``moves``: the
+    packets are taken up face up, so the redeal's cards and the second pass's
+    pack are known), then the shared rules-only move rows
     (:mod:`patience_gym.features.rules.layout`: an overflow flag, legal moves
-    / 36, 36 rows of 21 values, one per legal move), computed from the visible
-    position and the rules alone, as :mod:`patience_gym.features.rules.puss`
-    documents; the batched engine produces it too.
+    / 36, 36 rows of 21 values, one per legal move), computed from what the
+    player sees and remembers and the rules alone, as
+    :mod:`patience_gym.features.rules.puss` documents; the batched engine
+    produces it too.
 
     ## Rewards
     +1 per card onto a foundation; a game returns ``score - 4``. An illegal

@@ -34,11 +34,11 @@ from patience_gym.games.puss import (
     MERGES,
     NUM_ACTIONS,
     NUM_CORNERS,
-    PACK_SIZE,
     PLANES_SIZE,
     TAKE,
     PussInTheCorner,
     PussState,
+    write_pack_order,
 )
 from patience_gym.heuristics.puss_greedy import SecondPassReplay, redeal_values
 from patience_gym.heuristics.puss_moves import MOVE_FEATURES, move_features
@@ -71,13 +71,7 @@ class MovesObserver(Observer):
     def observe(self, state: PussState) -> np.ndarray:
         out = np.empty(self._spec.shape[0], dtype=np.float32)
         out[:PLANES_SIZE] = self.puss.observe_planes(state)
-        order = out[PLANES_SIZE : PLANES_SIZE + 52]
-        order[:] = 0.0
-        if state.pass_no == 2:
-            rest = state.pack[state.pos :]
-            order[list(rest)] = (PACK_SIZE - np.arange(len(rest), dtype=np.float32)) / PACK_SIZE
-        elif state.redeal:
-            order[state.redeal] = (PACK_SIZE - np.arange(len(state.redeal), dtype=np.float32)) / PACK_SIZE
+        write_pack_order(state, out[PLANES_SIZE : PLANES_SIZE + 52])
         out[PLANES_SIZE + 52 : MOVES_GLOBAL] = np.asarray(state.need, dtype=np.float32) / 14
         bits = self.puss.legal_bits(state)
         features = move_features(state.corners, state.hand, state.need, state.pack_left, bits, MERGES)

@@ -260,6 +260,21 @@ def _build_obs(state: PussState) -> np.ndarray:
     return obs
 
 
+def write_pack_order(state: PussState, out: np.ndarray) -> None:
+    """Write each card's place in the pack being dealt, as the player remembers it, into ``out`` (52 values).
+
+    The player takes the packets up face up, in an order of their choice, so on
+    the second pass they know the rest of the pack (``pack[pos:]``) and during
+    the redeal the cards taken up so far (``redeal``); the first pass's pack is
+    unknown. A card at index ``j`` of that sequence gets ``(48 - j) / 48`` (the
+    next card nearest 1), every other card 0.
+    """
+    out[:] = 0.0
+    cards = state.pack[state.pos :] if state.pass_no == 2 else state.redeal
+    if cards:
+        out[list(cards)] = (PACK_SIZE - np.arange(len(cards), dtype=np.float32)) / PACK_SIZE
+
+
 def _merge_bits(nonempty: int) -> int:
     """Mask bits of the merges allowed when the packets in ``nonempty`` (bit k) hold cards."""
     bits = 0

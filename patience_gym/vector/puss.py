@@ -25,7 +25,15 @@ from numba import njit
 
 from patience_gym.cards import RANK, RED
 from patience_gym.features.rules import layout as rl
-from patience_gym.features.rules.puss import FOUNDATION_KIND, HAND_KIND, PACK_KIND, PACKET_KIND, PAIRS_KIND, SLOTS
+from patience_gym.features.rules.puss import (
+    FOUNDATION_KIND,
+    HAND_KIND,
+    ORDER_END,
+    PACK_KIND,
+    PACKET_KIND,
+    PAIRS_KIND,
+    SLOTS,
+)
 from patience_gym.games.puss import (
     _P_CORNER,
     _P_FOUND,
@@ -434,7 +442,7 @@ def _rules_row(
 ) -> None:
     """``rules.puss.move_row`` of the legal action ``a`` of env ``i``, into ``out[i, o : o + ROW]`` (zeroed)."""
     out[i, o + rl.ACTION] = (a + 1) / NUM_ACTIONS
-    if a == DEAL:
+    if a == DEAL and g[i, PASS] == 1:
         left = int(g[i, PACK_LEN]) - int(g[i, POS]) - 1
         out[i, o + rl.SOURCE_KIND] = PACK_KIND
         out[i, o + rl.DEST_KIND] = HAND_KIND
@@ -459,7 +467,18 @@ def _rules_row(
     count = 1
     f = -1
     moved = -1
-    if a < CORNER_TO_FOUNDATION:
+    if a == DEAL:  # the second pass: the pack's order is remembered
+        pos = int(g[i, POS])
+        left = int(g[i, PACK_LEN]) - pos - 1
+        moved = int(g[i, PACK + pos])
+        out[i, o + rl.SOURCE_KIND] = PACK_KIND
+        out[i, o + rl.DEST_KIND] = HAND_KIND
+        out[i, o + rl.UNCOVERS] = g[i, PACK + pos + 1] + 1 if left > 0 else rl.NO_CARD
+        for j in range(min(rl.NEXT_CARDS, max(left - 1, 0))):
+            out[i, o + rl.SOURCE_NEXT + j] = g[i, PACK + pos + 2 + j] + 1
+        out[i, o + rl.SOURCE_LEFT] = left / 52
+        out[i, o + rl.DEST_AFTER] = 1 / 52
+    elif a < CORNER_TO_FOUNDATION:
         moved = int(g[i, HAND])
         out[i, o + rl.SOURCE_KIND] = HAND_KIND
         if a < TO_FOUNDATION:
@@ -510,7 +529,8 @@ def _rules_row(
         out[i, o + rl.SOURCE_INDEX] = k
         out[i, o + rl.DEST_KIND] = PACK_KIND
         out[i, o + rl.MOVED_TOP] = g[i, base + n - 1]
-        out[i, o + rl.ONTO] = rl.HIDDEN_CARD if g[i, RLEN] > 0 else rl.NO_CARD
+        r = int(g[i, RLEN])
+        out[i, o + rl.ONTO] = g[i, PACK + r - 1] + 1 if r > 0 else rl.NO_CARD
         for j in range(min(rl.NEXT_CARDS, n)):
             out[i, o + rl.SOURCE_NEXT + j] = g[i, base + j]
         count = 0
@@ -534,17 +554,22 @@ def _rules_row(
 @njit(cache=True)
 def _rules_kernel(g: np.ndarray, bits: np.ndarray, out: np.ndarray, forced: bool, sevens_after: bool) -> None:
     """``RulesMovesObserver.observe`` after the planes (``_planes_kernel``) of every env, every value written."""
-    slots = (out.shape[1] - PLANES_SIZE - rl.POSITION_VALUES) // rl.ROW
+    slots = (out.shape[1] - ORDER_END - rl.POSITION_VALUES) // rl.ROW
     scratch = np.empty((1, WIDTH), dtype=np.int8)
     for i in range(g.shape[0]):
         out[i, PLANES_SIZE:] = 0.0  # (a slice: numba vectorizes it, not the loop)
+        # ``write_pack_order``: the second pass's pack from POS, or the cards taken up so far
+        start = int(g[i, POS]) if g[i, PASS] == 2 else 0
+        end = int(g[i, PACK_LEN]) if g[i, PASS] == 2 else int(g[i, RLEN])
+        for j in range(end - start):
+            out[i, PLANES_SIZE + g[i, PACK + start + j]] = (PACK_SIZE - j) / PACK_SIZE
         b = bits[i]
         if b == OVER:
             b = 0
         n = _popcount(b)
-        out[i, PLANES_SIZE] = 1.0 if n > slots else 0.0
-        out[i, PLANES_SIZE + 1] = min(1.0, n / slots)
-        o = PLANES_SIZE + rl.POSITION_VALUES
+        out[i, ORDER_END] = 1.0 if n > slots else 0.0
+        out[i, ORDER_END + 1] = min(1.0, n / slots)
+        o = ORDER_END + rl.POSITION_VALUES
         for a in range(NUM_ACTIONS):
             if b >> a == 0 or o == out.shape[1]:
                 break
@@ -618,7 +643,7 @@ class BatchedPuss(BatchedGame):
             out = np.empty((self.num_envs, PLANES_SIZE), dtype=np.float32)
             _planes_kernel(self._g, out)
             return out
-        out = np.empty((self.num_envs, rl.size(PLANES_SIZE, SLOTS)), dtype=np.float32)
+        out = np.empty((self.num_envs, rl.size(ORDER_END, SLOTS)), dtype=np.float32)
         _planes_kernel(self._g, out)
         _rules_kernel(self._g, self._bits, out, self._forced, self._sevens_after)
         return out

@@ -1,5 +1,6 @@
 """Puss in the Corner's ``rules_moves``: each field of the rows of known moves on hand-built positions,
-the position values, overflow, the hidden cards never read, and the batched engine's rows the same."""
+the remembered pack order, the position values, overflow, the hidden cards never read, and the batched
+engine's rows the same."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ import numpy as np
 import pytest
 
 from patience_gym.cards import parse_card
+from patience_gym.features.puss import MovesObserver
 from patience_gym.features.rules import layout as rl
 from patience_gym.features.rules import puss as rules_puss
 from patience_gym.features.rules.puss import (
     FOUNDATION_KIND,
     HAND_KIND,
+    ORDER_END,
     PACK_KIND,
     PACKET_KIND,
     PAIRS_KIND,
@@ -27,7 +30,7 @@ from patience_gym.games.puss import DEAL, NUM_ACTIONS, PLANES_SIZE, PussInTheCor
 from patience_gym.vector.puss import BatchedPuss, _planes_kernel, _rules_kernel
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
-ROWS_AT = PLANES_SIZE + rl.POSITION_VALUES
+ROWS_AT = ORDER_END + rl.POSITION_VALUES
 
 
 def card(code: str) -> int:
@@ -65,8 +68,10 @@ def test_the_env_offers_rules_moves_with_the_shared_layout():
     env = gym.make(ENV_ID, obs_encoding="rules_moves")
     observer = env.unwrapped.observer
     assert isinstance(observer, RulesMovesObserver) and observer.slots == SLOTS == 36
-    assert env.observation_space.shape == (rl.size(PLANES_SIZE, SLOTS),)
-    assert dict(observer.layout) == rl.layout(PLANES_SIZE, SLOTS, NUM_ACTIONS)
+    assert ORDER_END == PLANES_SIZE + 52
+    assert env.observation_space.shape == (rl.size(ORDER_END, SLOTS),) == (1440,)
+    assert dict(observer.layout) == rl.layout(ORDER_END, SLOTS, NUM_ACTIONS)
+    assert observer.layout["global_size"] == PLANES_SIZE + 52 + 2
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     np.testing.assert_array_equal(obs[:PLANES_SIZE], env.unwrapped.game.observe_planes(env.unwrapped.state))
@@ -87,7 +92,7 @@ def test_the_deal_turns_a_hidden_card(puss_make_state):
     game, state = puss_make_state()  # the start: all 48 cards in the pack
     observer = RulesMovesObserver(game)
     obs = observer.observe(state)
-    np.testing.assert_array_equal(obs[PLANES_SIZE:ROWS_AT], np.float32([0.0, 1 / 36]))
+    np.testing.assert_array_equal(obs[ORDER_END:ROWS_AT], np.float32([0.0, 1 / 36]))
     assert_row(
         rows_of(observer, state)[DEAL],
         ACTION=1 / 53,
@@ -106,14 +111,47 @@ def test_the_deal_turns_a_hidden_card(puss_make_state):
 
 
 @pytest.mark.parametrize(("left", "below"), [(3, [rl.HIDDEN_CARD]), (2, []), (1, None)])
-def test_the_deal_near_the_end_of_the_pack(puss_make_state, left, below):
+def test_the_first_pass_deal_near_the_end_of_the_pack(puss_make_state, left, below):
     pack = "2C 3C 4C"[: 3 * left - 1]
-    game, state = puss_make_state(pack=pack, rest="D", pass_no=2)
+    game, state = puss_make_state(pack=pack, rest="D")
     row = rows_of(RulesMovesObserver(game), state)[DEAL]
     assert row[rl.UNCOVERS] == (rl.NO_CARD if below is None else rl.HIDDEN_CARD)
     assert list(row[rl.SOURCE_NEXT : rl.SOURCE_NEXT + 4]) == (below or []) + [0] * (4 - len(below or []))
     assert (row[rl.SOURCE_LEFT], row[rl.GAME_VALUE]) == (np.float32((left - 1) / 52), np.float32((left - 1) / 48))
     assert (row[rl.REVEALS], row[rl.AFTER_LEGAL]) == (1.0, 0.0)
+    assert (row[rl.MOVED], row[rl.MOVED_TOP], row[rl.WAIT]) == (rl.HIDDEN_CARD, rl.HIDDEN_CARD, 0.0)
+
+
+def test_the_second_pass_deal_shows_the_remembered_cards(puss_make_state):
+    # the second pass: the pack is the packets taken up, whose order the player remembers
+    game, state = puss_make_state(corners=("KS 3S", "", "", "QC"), pack="9H 2D 5D 2H 3C 4C 6S", rest="D", pass_no=2)
+    observer = RulesMovesObserver(game)
+    rows = rows_of(observer, state)
+    assert sorted(rows) == [DEAL]  # no packet top fits a foundation
+    # after the deal the 9H waits for a packet (it fits no foundation): dealt>A..D
+    assert_row(
+        rows[DEAL],
+        ACTION=1 / 53,
+        SOURCE_KIND=PACK_KIND,
+        DEST_KIND=HAND_KIND,
+        MOVED=card("9H"),
+        MOVED_TOP=card("9H"),
+        UNCOVERS=card("2D"),
+        SOURCE_NEXT=[card("5D"), card("2H"), card("3C"), card("4C")],
+        COUNT=1 / 52,
+        WAIT=7 / 13,  # both red piles need a 2 first
+        SOURCE_LEFT=6 / 52,
+        DEST_AFTER=1 / 52,
+        AFTER_LEGAL=4 / 36,
+        GAME_VALUE=6 / 48,
+    )
+    # the last two cards, once the 2D is placed: the 3C uncovers the 4C, with nothing under it
+    game, state = puss_make_state(corners=("KS 3S", "", "", "QC"), hand="2D", pack="3C 4C", rest="D", pass_no=2)
+    game.apply(state, game.action_from_description("dealt>f2"))
+    row = rows_of(RulesMovesObserver(game), state)[DEAL]
+    assert list(row[rl.MOVED : rl.SOURCE_NEXT + 4]) == [card("3C"), card("3C"), 0, card("4C"), 0, 0, 0, 0]
+    assert (row[rl.REVEALS], row[rl.SOURCE_LEFT], row[rl.GAME_VALUE]) == (0.0, np.float32(1 / 52), np.float32(1 / 48))
+    assert row[rl.AFTER_LEGAL] == np.float32(4 / 36)  # the 3C fits no pile (AC has no 2): dealt>A..D
 
 
 def test_placing_the_dealt_card_on_a_packet(puss_make_state):
@@ -184,7 +222,7 @@ def test_merges_of_the_sevens_privilege(puss_make_state):
     observer = RulesMovesObserver(game)
     obs = observer.observe(state)
     assert len(rows_of(observer, state)) == 28  # dealt>A..D and the 24 merges
-    np.testing.assert_array_equal(obs[PLANES_SIZE:ROWS_AT], np.float32([0.0, 28 / 36]))
+    np.testing.assert_array_equal(obs[ORDER_END:ROWS_AT], np.float32([0.0, 28 / 36]))
     action, row = row_for(game, state, "B on A")
     # after the merge the 7C is still to place: dealt>A..D
     assert_row(
@@ -254,7 +292,7 @@ def test_taking_up_the_packets_for_the_redeal(puss_end_of_first_pass):
         DEST_KIND=PACK_KIND,
         MOVED=card("9H"),
         MOVED_TOP=card("2H"),
-        ONTO=rl.HIDDEN_CARD,  # the 3S taken up before lies face down
+        ONTO=card("3S"),  # the last card taken up before: the player saw it go
         SOURCE_NEXT=[card("9H"), card("5D"), card("2H"), 0],
         COUNT=(3 + d) / 52,
         WAIT=7 / 13,
@@ -271,14 +309,14 @@ def test_overflow_keeps_the_first_moves_and_sets_the_flag(puss_make_state):
     )
     small = RulesMovesObserver(game, slots=4)
     obs = small.observe(state)
-    assert obs.shape == (rl.size(PLANES_SIZE, 4),)
-    np.testing.assert_array_equal(obs[PLANES_SIZE:ROWS_AT], np.float32([1.0, 1.0]))
+    assert obs.shape == (rl.size(ORDER_END, 4),)
+    np.testing.assert_array_equal(obs[ORDER_END:ROWS_AT], np.float32([1.0, 1.0]))
     assert sorted(rows_of(small, state)) == [1, 2, 3, 4]  # 28 legal, the first 4 in action order
     # after dealt>A the privilege stays open: the deal and 24 merges, 25 / 4 capped at 1
     assert rows_of(small, state)[1][rl.AFTER_LEGAL] == 1.0
     assert rows_of(RulesMovesObserver(game), state)[1][rl.AFTER_LEGAL] == np.float32(25 / 36)
     full = RulesMovesObserver(game).observe(state)
-    assert full[PLANES_SIZE] == 0.0
+    assert full[ORDER_END] == 0.0
     np.testing.assert_array_equal(obs[ROWS_AT:][rl.ACTION :: rl.ROW], full[ROWS_AT:][rl.ACTION :: rl.ROW][:4])
     # the batched kernel: the same rows, the same flag, for a narrower observation
     batched = BatchedPuss(1, obs_encoding="rules_moves", sevens_after_placing=True)
@@ -292,13 +330,16 @@ def test_overflow_keeps_the_first_moves_and_sets_the_flag(puss_make_state):
 LEAKS = {
     "first pass": dict(corners=("KS 3S", "9H", "", "QC")),
     "first pass, a card in hand": dict(corners=("KS 3S", "9H", "", "QC"), hand="2D"),
-    "second pass": dict(corners=("KS 3S", "9H", "", "QC"), pass_no=2),
-    "second pass, merges open": dict(corners=("KS 3S", "9H", "5C", "QC"), hand="7D", seven=True, pass_no=2),
+    "first pass, merges open": dict(corners=("KS 3S", "9H", "5C", "QC"), hand="7D", seven=True),
+    "first pass, merges open after placing": dict(
+        corners=("KS 3S", "9H", "5C", "QC 7D"), seven=True, sevens_after_placing=True
+    ),
 }
 
 
 @pytest.mark.parametrize("where", LEAKS)
-def test_the_pack_order_is_never_read(puss_make_state, where):
+def test_the_first_pass_pack_order_is_never_read(puss_make_state, where):
+    """The first pass's face-down pack is all the player cannot know: its order changes nothing."""
     kwargs = LEAKS[where]
     one = puss_make_state(pack="2C 3C 4C 5H 6H", **kwargs)
     two = puss_make_state(pack="6H 4C 5H 2C 3C", **kwargs)
@@ -306,14 +347,41 @@ def test_the_pack_order_is_never_read(puss_make_state, where):
     _assert_same_observations(one[0], one[1], two[1])
 
 
-def test_the_cards_taken_up_are_never_read(puss_make_state):
-    kwargs = dict(corners=("KS 3S", "9H 5D", "", "QC"), rest="D")
-    one = puss_make_state(redeal="2C 3C 4C 5H", **kwargs)
-    two = puss_make_state(redeal="5H 2C 4C 3C", **kwargs)
-    assert one[1] != two[1]
-    _assert_same_observations(one[0], one[1], two[1])
-    rows = rows_of(RulesMovesObserver(one[0]), one[1])
-    assert {a: r[rl.ONTO] for a, r in rows.items()} == {49: rl.HIDDEN_CARD, 50: rl.HIDDEN_CARD, 52: rl.HIDDEN_CARD}
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(corners=("KS 3S", "9H 5D", "", "QC"), rest="D", redeal="2C 3C 4C 5H"),
+        dict(corners=("KS 3S", "9H", "", "QC"), pack="2C 3C 4C 5H", rest="D", pass_no=2),
+    ],
+    ids=["redeal", "second pass"],
+)
+def test_the_remembered_order_is_shown(puss_make_state, kwargs):
+    """The cards taken up (the redeal) and the second pass's pack: the order after the planes, as the
+    ``moves`` encoding's; a different order is a different observation."""
+    game, state = puss_make_state(**kwargs)
+    order = RulesMovesObserver(game).observe(state)[PLANES_SIZE:ORDER_END]
+    want = np.zeros(52, dtype=np.float32)
+    for j, code in enumerate("2C 3C 4C 5H".split()):
+        want[parse_card(code)] = np.float32((48 - j) / 48)
+    if kwargs.get("pass_no") == 2:  # the packets' cards under the 5H follow
+        for j, c in enumerate(state.pack[4:], 4):
+            want[c] = np.float32((48 - j) / 48)
+    np.testing.assert_array_equal(order, want)
+    np.testing.assert_array_equal(order, MovesObserver(game).observe(state)[PLANES_SIZE:ORDER_END])
+    swapped = dict(kwargs)
+    swapped["redeal" if "redeal" in kwargs else "pack"] = "5H 2C 4C 3C"
+    _, other = puss_make_state(**swapped)
+    assert (RulesMovesObserver(game).observe(other) != RulesMovesObserver(game).observe(state)).any()
+    _assert_same_observations(game, state, state)
+
+
+def test_the_take_up_lands_on_the_last_card_taken_up(puss_make_state):
+    game, state = puss_make_state(corners=("KS 3S", "9H 5D", "", "QC"), rest="D", redeal="2C 3C 4C 5H")
+    rows = rows_of(RulesMovesObserver(game), state)
+    assert {a: r[rl.ONTO] for a, r in rows.items()} == {49: card("5H"), 50: card("5H"), 52: card("5H")}
+    game.apply(state, game.action_from_description("take B"))
+    rows = rows_of(RulesMovesObserver(game), state)
+    assert {a: r[rl.ONTO] for a, r in rows.items()} == {49: card("5D"), 52: card("5D")}
 
 
 def _assert_same_observations(game: PussInTheCorner, one, two) -> None:
@@ -340,6 +408,9 @@ def test_the_batched_engine_writes_the_single_envs_rows_on_built_positions(puss_
         dict(corners=("QS JD", "9C 8H", "KH 4S", "8D"), hand="7C", seven=True),
         dict(corners=("KS 3S", "9H 5D 2H", "", "QC"), rest="D"),
         dict(corners=("KS 3S", "9H 5D", "", "QC"), rest="D", redeal="2C 3C 4C 5H"),
+        dict(corners=("KS 3S", "", "", "QC"), pack="9H 2D 5D 2H 3C 4C 6S", rest="D", pass_no=2),
+        dict(corners=("KS 3S", "", "", "QC"), pack="2C 3C", rest="D", pass_no=2),
+        dict(corners=("KS 3S", "9H", "5C", "QC"), hand="7D", seven=True, pack="2C 3C 4C", rest="D", pass_no=2),
     ]
     for kwargs in positions:
         game, state = puss_make_state(**kwargs, **options)

@@ -1,13 +1,20 @@
 """Puss in the Corner's ``rules_moves``: each legal move by what it does, from the visible position.
 
-Layout: :mod:`patience_gym.features.rules.layout` (the planes, ``[overflow,
-legal / slots]``, then :data:`SLOTS` rows, one per legal move in action order).
+Layout: :mod:`patience_gym.features.rules.layout`, with a global part of the
+planes, then 52 values, then the position values ``[overflow, legal / slots]``
+(``layout.size(ORDER_END, slots)``, ``global_size`` = :data:`ORDER_END` + 2),
+then :data:`SLOTS` rows, one per legal move in action order.
 
 What the player sees is what the ``planes`` show: the foundations, the four
 corner packets card by card (all face up), the dealt card in hand, and how
-many cards the face-down pack holds. The pack's order is never shown, not
-even on the second pass (the planes mark its cards "in pack" only), nor is
-the order of the cards taken up so far at the redeal: those cards are
+many cards the face-down pack holds. What the player remembers is shown too:
+the packets are taken up face up, in the player's order, so during the redeal
+the player knows the order of the cards taken up so far, and on the second
+pass the whole order of the pack. The 52 values after the planes give it
+(:func:`patience_gym.games.puss.write_pack_order`, as the ``moves`` encoding
+does): for each card its place in the pack being dealt, ``(48 - index) / 48``
+(the next card nearest 1), 0 for a card not in it. Only the first pass's
+pack is unknown: its cards are
 :data:`~patience_gym.features.rules.layout.HIDDEN_CARD` here.
 
 Kinds (``SOURCE_KIND`` / ``DEST_KIND``), each with index 0 unless said:
@@ -26,9 +33,12 @@ Kinds (``SOURCE_KIND`` / ``DEST_KIND``), each with index 0 unless said:
 
 Rows by action:
 
-* **deal**: pack -> hand. ``MOVED``/``MOVED_TOP`` hidden, ``UNCOVERS`` and
-  ``SOURCE_NEXT`` the face-down cards under it (hidden; none past the pack's
-  end), ``WAIT`` 0 (the card is unknown), ``REVEALS`` 1, ``AFTER_LEGAL`` 0.
+* **deal**: pack -> hand. First pass: ``MOVED``/``MOVED_TOP`` hidden,
+  ``UNCOVERS`` and ``SOURCE_NEXT`` the face-down cards under it (hidden; none
+  past the pack's end), ``WAIT`` 0 (the card is unknown), ``REVEALS`` 1,
+  ``AFTER_LEGAL`` 0. Second pass (the order is remembered): ``MOVED``/``MOVED_TOP``
+  the card dealt, ``UNCOVERS`` the next one and ``SOURCE_NEXT`` those after
+  it, nearest first; ``REVEALS`` 0 and ``AFTER_LEGAL`` as for any move.
 * **placement** (dealt card onto packet k or foundation f): hand -> packet /
   foundation; ``ONTO`` the packet's or foundation's top.
 * **packet top to foundation**: packet k -> foundation f; ``UNCOVERS`` the
@@ -36,8 +46,8 @@ Rows by action:
 * **merge** (single): packet -> packet, ``MOVED``/``MOVED_TOP`` the moved
   packet's base/top, ``ONTO`` the top it lands on.
 * **take-up** of packet k: packet k -> pack. ``MOVED``/``MOVED_TOP`` the
-  packet's base/top, ``ONTO`` the last card taken up before (hidden; none for
-  the first packet), ``SOURCE_NEXT`` the packet's first cards in the order
+  packet's base/top, ``ONTO`` the last card taken up before (none for the
+  first packet), ``SOURCE_NEXT`` the packet's first cards in the order
   they will be dealt (its base first). ``COUNT`` includes the last packet left,
   which follows at once.
 
@@ -102,6 +112,7 @@ from patience_gym.games.puss import (
     TO_FOUNDATION,
     PussInTheCorner,
     PussState,
+    write_pack_order,
 )
 
 PACK_KIND: Final = 1
@@ -111,6 +122,8 @@ FOUNDATION_KIND: Final = 4
 PAIRS_KIND: Final = 5
 #: The most legal moves a Puss in the Corner position can have (see the module docstring).
 SLOTS: Final = 36
+#: The end of the remembered pack order (52 values after the planes), where the position values start.
+ORDER_END: Final = PLANES_SIZE + 52
 #: ``_COLOUR_PILES[c]``: the foundations of card ``c``'s colour.
 _COLOUR_PILES = tuple(tuple(f for f in range(4) if FOUNDATION_RED[f] == RED[c]) for c in range(52))
 
@@ -132,7 +145,7 @@ def move_row(game: PussInTheCorner, state: PussState, action: int, slots: int) -
     row = [0.0] * ROW
     row[ACTION] = (action + 1) / NUM_ACTIONS
     corners = state.corners
-    if action == DEAL:
+    if action == DEAL and state.pass_no == 1:  # the face-down pack: the card dealt and those under it unknown
         left = state.pack_left - 1
         row[SOURCE_KIND], row[DEST_KIND] = PACK_KIND, HAND_KIND
         row[MOVED] = row[MOVED_TOP] = HIDDEN_CARD
@@ -152,7 +165,16 @@ def move_row(game: PussInTheCorner, state: PussState, action: int, slots: int) -
     row[GAME_VALUE] = stock / PACK_SIZE
     count = 1
     f = -1  # the foundation it lands on
-    if action < CORNER_TO_FOUNDATION:  # the dealt card, onto a packet or a foundation
+    if action == DEAL:  # the second pass: the player took the packets up and knows the pack's order
+        rest = state.pack[state.pos :]
+        moved = rest[0]
+        row[SOURCE_KIND], row[DEST_KIND] = PACK_KIND, HAND_KIND
+        row[UNCOVERS] = rest[1] + 1 if len(rest) > 1 else NO_CARD
+        for j, card in enumerate(rest[2 : 2 + NEXT_CARDS]):
+            row[SOURCE_NEXT + j] = card + 1
+        row[SOURCE_LEFT] = (len(rest) - 1) / 52
+        row[DEST_AFTER] = 1 / 52
+    elif action < CORNER_TO_FOUNDATION:  # the dealt card, onto a packet or a foundation
         moved = state.hand
         row[SOURCE_KIND] = HAND_KIND
         if action < TO_FOUNDATION:
@@ -187,7 +209,7 @@ def move_row(game: PussInTheCorner, state: PussState, action: int, slots: int) -
         moved = packet[0]
         row[SOURCE_KIND], row[SOURCE_INDEX], row[DEST_KIND] = PACKET_KIND, k, PACK_KIND
         row[MOVED_TOP] = packet[-1] + 1
-        row[ONTO] = HIDDEN_CARD if state.redeal else NO_CARD
+        row[ONTO] = state.redeal[-1] + 1 if state.redeal else NO_CARD
         for j, card in enumerate(packet[:NEXT_CARDS]):
             row[SOURCE_NEXT + j] = card + 1
         count = sum(map(len, corners)) - sum(map(len, after.corners))
@@ -207,7 +229,8 @@ def move_row(game: PussInTheCorner, state: PussState, action: int, slots: int) -
 
 
 class RulesMovesObserver(Observer):
-    """``rules_moves`` for Puss in the Corner: the planes, the position values, a row per legal move."""
+    """``rules_moves`` for Puss in the Corner: the planes, the remembered pack order, the position values,
+    a row per legal move."""
 
     encoding = layout.ENCODING
 
@@ -217,8 +240,8 @@ class RulesMovesObserver(Observer):
             raise ValueError(f"slots must be a positive integer, got {slots!r}")
         self.puss = game
         self.slots = slots
-        self._spec = ObsSpec((layout.size(PLANES_SIZE, slots),), 0.0, float(HIDDEN_CARD), np.float32)
-        self.layout = MappingProxyType(layout.layout(PLANES_SIZE, slots, NUM_ACTIONS))
+        self._spec = ObsSpec((layout.size(ORDER_END, slots),), 0.0, float(HIDDEN_CARD), np.float32)
+        self.layout = MappingProxyType(layout.layout(ORDER_END, slots, NUM_ACTIONS))
 
     @property
     def spec(self) -> ObsSpec:
@@ -227,11 +250,12 @@ class RulesMovesObserver(Observer):
     def observe(self, state: PussState) -> np.ndarray:
         out = np.zeros(self._spec.shape[0], dtype=np.float32)
         out[:PLANES_SIZE] = self.puss.observe_planes(state)
+        write_pack_order(state, out[PLANES_SIZE:ORDER_END])
         bits = 0 if self.puss.is_over(state) else self.puss.legal_bits(state)
         actions = [a for a in range(NUM_ACTIONS) if bits >> a & 1]
-        out[PLANES_SIZE] = len(actions) > self.slots
-        out[PLANES_SIZE + 1] = min(1.0, len(actions) / self.slots)
-        rows = out[PLANES_SIZE + layout.POSITION_VALUES :].reshape(self.slots, ROW)
+        out[ORDER_END] = len(actions) > self.slots
+        out[ORDER_END + 1] = min(1.0, len(actions) / self.slots)
+        rows = out[ORDER_END + layout.POSITION_VALUES :].reshape(self.slots, ROW)
         for r, action in enumerate(actions[: self.slots]):
             rows[r] = move_row(self.puss, state, action, self.slots)
         return out
