@@ -8,7 +8,7 @@ action mask + observation tensor + apply; only its player moves count as
 steps (its chance moves, which turn cards, are applied but not counted).
 
 Besides each env's default observation, the encodings that the PPO configs
-train on (``ENCODINGS``: ``runs``, ``moves``, ``moves_search``, ``moves_replay``, ``moves_replay_all``) are timed
+train on (``ENCODINGS``: ``rules_moves`` for every env, ``runs``, ``moves``, ``moves_search``, ``moves_replay``, ``moves_replay_all``) are timed
 the same way; their observation is where most of their per-step work is.
 
 Batched rows (``--batched N``, 1,024 by default; 0 skips them): every env and encoding with a
@@ -59,6 +59,7 @@ TARGETS = {  # minimum ratio to OpenSpiel Klondike, from the issues
 
 #: (env id, obs_encoding) pairs the PPO configs train on, timed beside the default encodings.
 ENCODINGS = [
+    *((env_id, "rules_moves") for env_id in patience_gym.ENVS),
     ("patience_gym/Golf-v0", "runs"),
     ("patience_gym/MissMilligan-v0", "moves"),
     ("patience_gym/Giant-v0", "moves"),

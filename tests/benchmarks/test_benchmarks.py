@@ -215,3 +215,29 @@ def test_batched_benchmark_row_and_its_picker() -> None:
     row["ratio_to_openspiel"] = 1.0
     assert "Golf-v0, batched N=64 (compile " in to_markdown([row], None, "test")
     assert " s cold, " in to_markdown([row], None, "test")
+
+
+def test_train_speed_reads_each_runs_time_to_beat_greedy(tmp_path):
+    import json
+
+    from benchmarks.train_speed import time_to_beat_markdown, time_to_beat_rows
+
+    def write(name: str, found: dict | None) -> None:
+        (tmp_path / name).mkdir()
+        result = {
+            "env": "patience_gym/Golf-v0",
+            "env_kwargs": {"obs_encoding": "rules_moves"},
+            "train_seconds": 540.0,
+            "paired": [{"baseline": "greedy", "mean": -0.4, "ci95": 0.2}],
+            "time_to_beat_greedy": found,
+        }
+        (tmp_path / name / "results.json").write_text(json.dumps(result))
+
+    write("a", {"teacher": "greedy", "step": 1_000_000, "train_seconds": 150.0, "teacher_mean_return": 26.0})
+    write("b", {"teacher": "greedy", "step": None, "train_seconds": None, "teacher_mean_return": 26.0})
+    write("c", None)  # a run from before the figure was kept
+    rows = time_to_beat_rows(tmp_path)
+    assert [r["run"] for r in rows] == ["a", "b"]
+    table = time_to_beat_markdown(rows)
+    assert "| a | `rules_moves` | 2.5 min | 1,000,000 | 9.0 min | -0.40 ± 0.20 |" in table
+    assert "| b | `rules_moves` | not reached |  | 9.0 min | -0.40 ± 0.20 |" in table
