@@ -101,6 +101,12 @@ _SHARED = """
     (:mod:`patience_gym.heuristics.milligan_endgame`); a step costs a few
     milliseconds on average in the pocket version once the stock is out,
     more far off the greedy's lines.
+    ``obs_encoding="rules_moves"``: ``Box(0, 53, (4158,), float32)``: the
+    planes, an overflow flag and the legal-move count / 128, then 128 rows of
+    21 values, one per legal move, saying what it does by the rules alone
+    (cards moved, landed on and uncovered, the column beneath, pile sizes, the
+    legal moves after it; :mod:`patience_gym.features.rules.milligan`, no
+    heuristic).
 
     No encoding shows the order of the face-down stock (the "planes"
     encoding marks which cards are still in it, which a player can count).
@@ -143,7 +149,7 @@ _SHARED = """
 
 
 _OPTIONS = """``obs_encoding="ids"`` (or ``"planes"``, ``"moves"``, ``"moves_search"``,
-    ``"moves_endgame"``), ``illegal_action="penalize"``
+    ``"moves_endgame"``, ``"rules_moves"``), ``illegal_action="penalize"``
     (or ``"raise"``), ``render_mode=None`` (or ``"ansi"``, ``"human"``, or ``"rgb_array"`` for a card-table picture)."""
 
 _VERSION_HISTORY = """
@@ -153,6 +159,7 @@ _VERSION_HISTORY = """
       and the other encodings are unchanged.)
     * v0 (later, no change to rules, observations or rewards): ``render_mode="rgb_array"``;
       non-integer actions are a TypeError; richer encodings served by :mod:`patience_gym.features`.
+    * v0 (later, opt-in only): the ``rules_moves`` encoding.
     """
 
 
