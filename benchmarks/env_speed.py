@@ -8,8 +8,9 @@ action mask + observation tensor + apply; only its player moves count as
 steps (its chance moves, which turn cards, are applied but not counted).
 
 Besides each env's default observation, the encodings that the PPO configs
-train on (``ENCODINGS``: ``rules_moves`` for every env, ``runs``, ``moves``, ``moves_search``, ``moves_replay``, ``moves_replay_all``) are timed
-the same way; their observation is where most of their per-step work is.
+train on (``ENCODINGS``: ``rules_moves`` for every env, ``runs``, ``moves``,
+``moves_search``, ``moves_replay``, ``moves_replay_all``) are timed the same way;
+their observation is where most of their per-step work is.
 
 Batched rows (``--batched N``, 1,024 by default; 0 skips them): every env and encoding with a
 batched engine (:mod:`patience_gym.vector`) is timed the same way through

@@ -6,7 +6,8 @@ greedy and each shipped model (``models/``) of one game on a second,
 independent set of deals (seeds from 100,000 by default) and applies the same
 verdict as ``benchmarks/results.py``.
 
-Games (``--game``), one shipped model each (``models/<name>.md`` is its card):
+Games (``--game``), their shipped models (``models/<name>.md`` is each one's card), each read with
+its own observation encoding (greedy reads the position itself):
 
 * ``golf``: ``golf_moves_decay2`` on Golf-v0's ``runs`` encoding;
 * ``milligan``: ``miss_milligan_moves_critic`` on MissMilligan-v0's ``moves`` encoding;
@@ -36,35 +37,49 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Game:
-    """One game's shipped models and how they are played."""
+    """One game's shipped models (path, the observation encoding it reads) and how they are played."""
 
     env_id: str
-    obs_encoding: str
     lower_score_is_better: bool
-    models: tuple[str, ...]
+    models: tuple[tuple[str, str], ...]
 
 
 GAMES = {
-    "golf": Game("patience_gym/Golf-v0", "runs", True, ("models/golf_moves_decay2.zip",)),
-    "milligan": Game("patience_gym/MissMilligan-v0", "moves", False, ("models/miss_milligan_moves_critic.zip",)),
-    "giant": Game("patience_gym/Giant-v0", "moves", False, ("models/giant_moves_critic_lr3e4_1m.zip",)),
-    "pocket": Game(
-        "patience_gym/MissMilliganPocket-v0", "moves_endgame", False, ("models/miss_milligan_pocket_moves_endgame.zip",)
+    "golf": Game(
+        "patience_gym/Golf-v0",
+        True,
+        (("models/golf_rules.zip", "rules_moves"), ("models/golf_moves_decay2.zip", "runs")),
     ),
-    "puss": Game("patience_gym/PussInTheCorner-v0", "moves_replay_all", False, ("models/puss_moves_replay_all.zip",)),
+    "milligan": Game(
+        "patience_gym/MissMilligan-v0",
+        False,
+        (("models/miss_milligan_rules.zip", "rules_moves"), ("models/miss_milligan_moves_critic.zip", "moves")),
+    ),
+    "giant": Game("patience_gym/Giant-v0", False, (("models/giant_moves_critic_lr3e4_1m.zip", "moves"),)),
+    "pocket": Game(
+        "patience_gym/MissMilliganPocket-v0",
+        False,
+        (("models/miss_milligan_pocket_moves_endgame.zip", "moves_endgame"),),
+    ),
+    "puss": Game(
+        "patience_gym/PussInTheCorner-v0",
+        False,
+        (("models/puss_rules.zip", "rules_moves"), ("models/puss_moves_replay_all.zip", "moves_replay_all")),
+    ),
 }
 
 
-def measure(game: Game, models: list[str], episodes: int, seed: int, jobs: int = 1) -> dict:
-    specs = ["greedy", *(f"ppo:{ROOT / m}" for m in models)]
-    summaries = evaluate(game.env_id, specs, episodes, seed, {"obs_encoding": game.obs_encoding}, jobs)
-    greedy, *ppo = summaries
+def measure(game: Game, models: list[tuple[str, str]], episodes: int, seed: int, jobs: int = 1) -> dict:
+    """Greedy and each (model, encoding) on the same deals (greedy reads the position, not the encoding)."""
+    (greedy,) = evaluate(game.env_id, ["greedy"], episodes, seed, None, jobs)
     runs = []
-    for model, summary in zip(models, ppo, strict=True):
+    for model, encoding in models:
+        (summary,) = evaluate(game.env_id, [f"ppo:{ROOT / model}"], episodes, seed, {"obs_encoding": encoding}, jobs)
         row = {**summary.row(), "agent": "ppo"}
         runs.append(
             {
                 "name": model,
+                "obs_encoding": encoding,
                 "lower_score_is_better": game.lower_score_is_better,
                 "results": [greedy.row(), row],
                 "scores": {"greedy": greedy.scores, "ppo": summary.scores},
@@ -72,7 +87,6 @@ def measure(game: Game, models: list[str], episodes: int, seed: int, jobs: int =
         )
     return {
         "env": game.env_id,
-        "obs_encoding": game.obs_encoding,
         "lower_score_is_better": game.lower_score_is_better,
         "episodes": episodes,
         "seed": seed,
@@ -86,7 +100,7 @@ def to_markdown(data: dict) -> str:
     env = data["env"].split("/")[-1]
     better = "lower" if data["lower_score_is_better"] else "higher"
     lines = [
-        f"{env} (`{data['obs_encoding']}` encoding), {data['episodes']} deals from seed {first} to {last}, "
+        f"{env}, {data['episodes']} deals from seed {first} to {last}, "
         f"the same for every agent; ± is the 95% CI half-width ({better} score is better).",
         "",
         "| agent | mean score ± 95% CI | win rate [95% CI] |",
@@ -100,7 +114,7 @@ def to_markdown(data: dict) -> str:
     for run in data["runs"]:
         ppo = run["results"][1]
         lines.append(
-            f"| `{run['name']}` | {ppo['mean_score']:.2f} ± {ppo['score_ci95']:.2f} | "
+            f"| `{run['name']}` (`{run['obs_encoding']}`) | {ppo['mean_score']:.2f} ± {ppo['score_ci95']:.2f} | "
             f"{format_share(ppo['win_rate'], ppo['win_ci95'])} |"
         )
     return "\n".join([*lines, "", *verdicts(data["runs"])]) + "\n"
@@ -111,12 +125,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", choices=sorted(GAMES), required=True)
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=100_000)
-    parser.add_argument("--models", nargs="+", help="models of that game (default: its shipped models)")
+    parser.add_argument(
+        "--models", nargs="+", metavar="PATH:ENCODING", help="models of that game (default: its shipped models)"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--jobs", type=int, default=1, help="processes playing each agent's deals (same results)")
     args = parser.parse_args(argv)
     game = GAMES[args.game]
-    data = measure(game, args.models or list(game.models), args.episodes, args.seed, args.jobs)
+    models = list(game.models)
+    if args.models:
+        if not all(":" in m for m in args.models):
+            parser.error("--models takes PATH:ENCODING, e.g. models/golf_rules.zip:rules_moves")
+        models = [tuple(m.rsplit(":", 1)) for m in args.models]  # type: ignore[misc]
+    data = measure(game, models, args.episodes, args.seed, args.jobs)
     write_results(f"{args.game}_fresh_deals", data, to_markdown(data), args.out)
 
 
