@@ -28,7 +28,7 @@ from torch import nn
 
 from patience_gym.features.golf import RUNS_SIZE
 from patience_gym.features.rules import layout as L
-from patience_gym.games.golf import PLANE_WIDTH
+from patience_gym.games.golf import PLANE_WIDTH, PLANES_SIZE
 
 
 class CardEmbedding(BaseFeaturesExtractor):
@@ -210,14 +210,24 @@ class GolfMoves(BaseFeaturesExtractor):
     logits), a head on the pooled state scores ``deal``, and the pooled state
     with the global token is the value features. Output: the 8 action logits
     followed by ``2 * hidden`` value features; pair it with :class:`LogitsPolicy`.
+
+    ``encoding="rules_moves"`` reads Golf's rules-only move rows instead of the
+    runs (no heuristic): a playable column's three values are the legal moves
+    after playing it, the unseen cards that would fit the card it plays, and the
+    cards left in it; an unplayable column's are 0.
     """
 
-    def __init__(self, observation_space: gym.spaces.Box, hidden: int = 64):
+    def __init__(self, observation_space: gym.spaces.Box, hidden: int = 64, encoding: str = "runs"):
         n = int(observation_space.shape[0])
-        if n < RUNS_SIZE:
-            raise ValueError(f"GolfMoves reads the 'runs' encoding ({RUNS_SIZE} values or more), got {n}")
+        sizes = {"runs": RUNS_SIZE, "rules_moves": L.size(PLANES_SIZE, 8)}
+        if encoding not in sizes or n - sizes[encoding] not in (0, 1):
+            raise ValueError(
+                f"GolfMoves reads Golf's or GolfRound's 'runs' or 'rules_moves' encoding (encoding= one of "
+                f"{sorted(sizes)}); got encoding {encoding!r} with {n} values"
+            )
         super().__init__(observation_space, features_dim=8 + 2 * hidden)
-        self.extra = n - RUNS_SIZE
+        self.encoding = encoding
+        self.extra = n - sizes[encoding]
         rank = torch.zeros(52, 13)
         rank[torch.arange(52), torch.arange(52) % 13] = 1.0
         self.register_buffer("card_rank", rank)  # unused by forward; kept so that saved models load
@@ -251,11 +261,10 @@ class GolfMoves(BaseFeaturesExtractor):
             padded = nn.functional.pad(unseen, (1, 1))
             neighbours = torch.stack([padded[:, :-2], padded[:, 2:]], dim=2)  # (b, 13, 2)
             chances = torch.bmm(grid, neighbours).view(b, 7, 10)
-            run_scale: torch.Tensor = self.run_scale  # type: ignore[assignment]
-            runs = obs[:, 52 * PLANE_WIDTH + 1 : RUNS_SIZE].view(b, 7, 3) * run_scale
+            runs, extra = self._column_values(obs)
             stock = obs[:, 52 * PLANE_WIDTH : 52 * PLANE_WIDTH + 1]
             column_in = torch.cat([grid.view(b, 7, 65), chances, exposed_rank, runs], dim=2)
-        g = self.glob(torch.cat([waste_top.sum(dim=1), unseen, stock, obs[:, RUNS_SIZE:]], dim=1))
+        g = self.glob(torch.cat([waste_top.sum(dim=1), unseen, stock, extra], dim=1))
         # The column net's first layer reads [column token, g]: g's share is computed once, not per column.
         first = self.column[0]
         assert isinstance(first, nn.Linear)
@@ -268,6 +277,22 @@ class GolfMoves(BaseFeaturesExtractor):
         state = torch.cat([tokens.mean(dim=1), g], dim=1)
         logits = torch.cat([self.play(tokens).squeeze(-1), self.deal(state)], dim=1)
         return torch.cat([logits, state], dim=1)
+
+    def _column_values(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Three values per column (b, 7, 3), about a unit each, and the global extra (a round's hole)."""
+        b = obs.shape[0]
+        if self.encoding == "runs":
+            run_scale: torch.Tensor = self.run_scale  # type: ignore[assignment]
+            return obs[:, 52 * PLANE_WIDTH + 1 : RUNS_SIZE].view(b, 7, 3) * run_scale, obs[:, RUNS_SIZE:]
+        planes = PLANES_SIZE + self.extra
+        rows = obs[:, planes + L.POSITION_VALUES :].view(b, 8, L.ROW)
+        batch, slot = torch.nonzero((rows[:, :, L.ACTION] > 0) & (rows[:, :, L.SOURCE_KIND] == 1), as_tuple=True)
+        picked = rows[batch, slot]
+        # legal moves after it (0..8) / 2, unseen cards fitting it (0..8) / 2, cards left in the column (0..4)
+        values = picked[:, [L.AFTER_LEGAL, L.GAME_VALUE, L.SOURCE_LEFT]] * picked.new_tensor([4.0, 4.0, 52.0])
+        column = picked[:, L.SOURCE_INDEX].long()
+        runs = obs.new_zeros(b, 7, 3).index_put((batch, column), values)
+        return runs, obs[:, PLANES_SIZE:planes]
 
     def _grid(self, column: torch.Tensor, row: torch.Tensor) -> torch.Tensor:
         """One-hot rank of the card at each (column, row) link slot, (b, 35, 13), from the cards' places."""
@@ -458,9 +483,17 @@ class MoveRows(BaseFeaturesExtractor):
         attention: bool = False,
         heads: int = 4,
         unlisted: float = -10.0,
+        card_tokens: int = 0,
+        card_width: int = 0,
+        read_cards: bool = False,
     ) -> None:
         n = int(observation_space.shape[0])
         row = 1 + move_features
+        if read_cards and not (card_tokens and card_tokens % 52 == 0 and card_tokens * card_width < global_size):
+            raise ValueError(
+                f"MoveRows(read_cards=True) needs the planes' card_tokens (a multiple of 52) and card_width, "
+                f"got {card_tokens} x {card_width}"
+            )
         if row != L.ROW or not 0 < global_size < n or (n - global_size) % row:
             raise ValueError(
                 f"MoveRows reads a 'rules_moves' observation ({L.ROW}-value rows after the global part); "
@@ -496,6 +529,13 @@ class MoveRows(BaseFeaturesExtractor):
         )
         self.mix = None if attention else nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
         self.score = nn.Linear(hidden, 1)
+        self.card_tokens, self.card_width = (card_tokens, card_width) if read_cards else (0, 0)
+        if read_cards:  # each move also attends to every card's flags in the planes
+            copies = card_tokens // 52
+            self.register_buffer("token_card", torch.arange(card_tokens) // copies + 1, persistent=False)
+            self.card_flags = nn.Linear(card_width, hidden)
+            self.card_id = nn.Linear(card_dim, hidden, bias=False)
+            self.read = nn.MultiheadAttention(hidden, heads, batch_first=True)
 
     def _buffer(self, name: str) -> torch.Tensor:
         value: torch.Tensor = getattr(self, name)
@@ -524,6 +564,12 @@ class MoveRows(BaseFeaturesExtractor):
         g_share = nn.functional.linear(g, weight[:, split:], self.token_in.bias)
         t = self.token(nn.functional.linear(x, weight[:, :split]) + g_share[batch])
         dense = t.new_zeros(b, width, t.shape[1]).index_put((batch, slot), t)
+        if self.card_tokens:
+            flags = obs[:, : self.card_tokens * self.card_width].view(b, self.card_tokens, self.card_width)
+            ids = table[self._buffer("token_card")]  # (card_tokens, card_dim): the card each token is
+            keys = self.card_flags(flags) + self.card_id(ids)
+            read, _ = self.read(dense, keys, keys, need_weights=False)
+            dense = dense + read
         if self.attention is not None:
             dense = self.attention(dense, src_key_padding_mask=~listed)
         else:

@@ -104,27 +104,29 @@ def test_logits_policy_trains_saves_and_reloads(tmp_path):
     assert resolve_policy("MlpPolicy") == "MlpPolicy"
 
 
-def _golf_runs_obs(env_id: str, seed: int, swap: tuple[int, int] | None = None) -> np.ndarray:
-    """The ``runs`` observation after reset, optionally with two columns of the hole swapped."""
+def _golf_runs_obs(env_id: str, seed: int, swap: tuple[int, int] | None = None, encoding: str = "runs") -> np.ndarray:
+    """The ``runs`` (or ``encoding``) observation after reset, optionally with two columns of the hole swapped."""
     from patience_gym.games.golf import hole_in_play
 
-    env = gym.make(env_id, obs_encoding="runs")
+    env = gym.make(env_id, obs_encoding=encoding)
     obs, _ = env.reset(seed=seed)
     if swap is None:
         return obs
     game, hole = hole_in_play(env.unwrapped.game, env.unwrapped.state)
     a, b = swap
     hole.columns[a], hole.columns[b] = hole.columns[b], hole.columns[a]
-    return observe(env.unwrapped.game, env.unwrapped.state, "runs")
+    return observe(env.unwrapped.game, env.unwrapped.state, encoding)
 
 
+@pytest.mark.parametrize("encoding", ["runs", "rules_moves"])
 @pytest.mark.parametrize("env_id", ["patience_gym/Golf-v0", "patience_gym/GolfRound-v0"])
-def test_golf_moves_scores_each_column_with_shared_weights(env_id):
+def test_golf_moves_scores_each_column_with_shared_weights(env_id, encoding):
     torch.manual_seed(0)
-    obs = _golf_runs_obs(env_id, seed=5)
-    swapped = _golf_runs_obs(env_id, seed=5, swap=(1, 4))
+    seed = 5 if encoding == "runs" else 18  # (columns 2 and 5 can both play: both have move rows)
+    obs = _golf_runs_obs(env_id, seed=seed, encoding=encoding)
+    swapped = _golf_runs_obs(env_id, seed=seed, swap=(1, 4), encoding=encoding)
     assert not np.array_equal(obs, swapped)
-    net = GolfMoves(gym.make(env_id, obs_encoding="runs").observation_space, hidden=16)
+    net = GolfMoves(gym.make(env_id, obs_encoding=encoding).observation_space, hidden=16, encoding=encoding)
     out = net(torch.as_tensor(np.stack([obs, swapped]), dtype=torch.float32))
     assert out.shape == (2, 8 + 32) == (2, net.features_dim)
     # Swapping two columns swaps their logits; the deal logit and the value features stay.
@@ -184,7 +186,7 @@ def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings
     later = obs.clone()
     later[0, -1] = 1.0  # the last hole instead of the first
     assert not torch.equal(net(obs), net(later))
-    with pytest.raises(ValueError, match="'runs' encoding"):
+    with pytest.raises(ValueError, match="'runs' or 'rules_moves' encoding"):
         GolfMoves(gym.make("patience_gym/Golf-v0", obs_encoding="planes").observation_space)
 
 
@@ -364,8 +366,8 @@ def _rules_moves_batch(env_id: str, n: int = 64) -> tuple[gym.Env, torch.Tensor]
     return env, torch.as_tensor(np.array(out))
 
 
-@pytest.mark.parametrize("attention", [False, True])
-def test_move_rows_scores_listed_moves_with_shared_weights(attention):
+@pytest.mark.parametrize(("attention", "read_cards"), [(False, False), (True, False), (False, True)])
+def test_move_rows_scores_listed_moves_with_shared_weights(attention, read_cards):
     """Each listed move's logit comes from its row; reordering the rows moves the logits with them."""
     from agents.training.networks import MoveRows
     from patience_gym.features.rules import layout as L
@@ -373,7 +375,7 @@ def test_move_rows_scores_listed_moves_with_shared_weights(attention):
     env, obs = _rules_moves_batch("patience_gym/Golf-v0")
     layout = env.unwrapped.observer.layout
     torch.manual_seed(0)
-    net = MoveRows(env.observation_space, **layout, hidden=32, attention=attention).eval()
+    net = MoveRows(env.observation_space, **layout, hidden=32, attention=attention, read_cards=read_cards).eval()
     out = net(obs)
     assert out.shape == (obs.shape[0], 8 + 64)
     g = layout["global_size"]
@@ -400,3 +402,7 @@ def test_move_rows_refuses_other_encodings():
     env = gym.make("patience_gym/Golf-v0", obs_encoding="runs")
     with pytest.raises(ValueError, match="rules_moves"):
         MoveRows(env.observation_space, global_size=500, move_features=20, num_actions=8)
+    env = gym.make("patience_gym/Golf-v0", obs_encoding="rules_moves")
+    layout = {**env.unwrapped.observer.layout, "card_tokens": 50}
+    with pytest.raises(ValueError, match="card_tokens"):
+        MoveRows(env.observation_space, **layout, read_cards=True)

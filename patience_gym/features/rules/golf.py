@@ -21,7 +21,7 @@ from patience_gym.cards import RANK
 from patience_gym.core import Game, ObsSpec
 from patience_gym.features.base import Observer
 from patience_gym.features.rules import layout as L
-from patience_gym.games.golf import DEAL, NUM_COLUMNS, Golf, GolfRound, GolfState, hole_in_play
+from patience_gym.games.golf import DEAL, NUM_COLUMNS, PLANE_WIDTH, Golf, GolfRound, GolfState, hole_in_play
 
 SLOTS = NUM_COLUMNS + 1
 STOCK_KIND, COLUMN_KIND, WASTE_KIND = 0, 1, 2
@@ -85,7 +85,7 @@ class RulesMovesObserver(Observer):
         planes = game.obs_spec("planes").shape[0]
         self.planes_size = planes
         self._spec = ObsSpec((L.size(planes, SLOTS),), 0.0, float(L.HIDDEN_CARD), np.float32)
-        self.layout = MappingProxyType(L.layout(planes, SLOTS, game.num_actions))
+        self.layout = MappingProxyType(L.layout(planes, SLOTS, game.num_actions, 52, PLANE_WIDTH))
 
     @property
     def spec(self) -> ObsSpec:

@@ -66,7 +66,7 @@ from patience_gym.cards import RANK
 from patience_gym.core import Game, ObsSpec
 from patience_gym.features.base import Observer, for_games
 from patience_gym.features.rules import layout as L
-from patience_gym.games.milligan import PLANES_SIZE, MilliganGame, MilliganState
+from patience_gym.games.milligan import PLANE_WIDTH, PLANES_SIZE, MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import (
     COLUMN_TO_RESERVE,
     DEAL_MOVE,
@@ -76,6 +76,7 @@ from patience_gym.games.milligan_tables import (
     NUM_COLUMNS,
     SUIT2,
     TO_FOUNDATION,
+    TOTAL_CARDS,
     decode_action,
 )
 
@@ -195,7 +196,7 @@ class RulesMovesObserver(Observer):
         self.slots = slots
         self.size = L.size(PLANES_SIZE, slots)
         self._spec = ObsSpec((self.size,), 0.0, float(L.HIDDEN_CARD), np.float32)
-        self.layout = MappingProxyType(L.layout(PLANES_SIZE, slots, NUM_ACTIONS))
+        self.layout = MappingProxyType(L.layout(PLANES_SIZE, slots, NUM_ACTIONS, TOTAL_CARDS, PLANE_WIDTH))
 
     @property
     def spec(self) -> ObsSpec:

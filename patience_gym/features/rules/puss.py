@@ -106,6 +106,7 @@ from patience_gym.games.puss import (
     NUM_ACTIONS,
     OBS_PACK,
     PACK_SIZE,
+    PLANE_WIDTH,
     PLANES_SIZE,
     TAKE,
     TO_CORNER,
@@ -241,7 +242,7 @@ class RulesMovesObserver(Observer):
         self.puss = game
         self.slots = slots
         self._spec = ObsSpec((layout.size(ORDER_END, slots),), 0.0, float(HIDDEN_CARD), np.float32)
-        self.layout = MappingProxyType(layout.layout(ORDER_END, slots, NUM_ACTIONS))
+        self.layout = MappingProxyType(layout.layout(ORDER_END, slots, NUM_ACTIONS, 52, PLANE_WIDTH))
 
     @property
     def spec(self) -> ObsSpec:
