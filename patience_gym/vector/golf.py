@@ -371,7 +371,7 @@ def _runs_tail(cols, heights, stock, pos, top, fits, fit_bits, memo, i, out):  #
 @numba.njit(cache=True)
 def _rules_moves_tail(cols, heights, stock, pos, in_waste, top, fits, i, out, at):  # type: ignore[no-untyped-def]
     """The ``rules_moves`` position values and move rows from ``out[at]`` on, as
-    :func:`patience_gym.features.rules.golf.golf_rows` writes them."""
+    :func:`patience_gym.features.rules.golf.golf_row` writes them."""
     unseen = np.zeros(14, dtype=np.int64)
     for k in range(pos[i], STOCK_SIZE):
         unseen[stock[i, k] % 13 + 1] += 1

@@ -343,7 +343,13 @@ def test_the_env_serves_rules_moves(env_id: str) -> None:
     size = L.size(PLANES_SIZE, SLOTS)
     assert env.observation_space.shape == (size,) and env.observation_space.contains(obs)
     observer: Any = env.unwrapped.observer  # type: ignore[attr-defined]
-    assert dict(observer.layout) == {"global_size": FIRST_ROW, "move_features": L.ROW - 1, "num_actions": NUM_ACTIONS}
+    assert dict(observer.layout) == {
+        "global_size": FIRST_ROW,
+        "move_features": L.ROW - 1,
+        "num_actions": NUM_ACTIONS,
+        "card_tokens": 104,  # each card's two copies, side by side in the planes
+        "card_width": 14,
+    }
     legal = np.flatnonzero(info["action_mask"])
     assert obs[FIRST_ROW : FIRST_ROW + len(legal) * L.ROW : L.ROW].tolist() == [
         np.float32((a + 1) / NUM_ACTIONS) for a in legal

@@ -12,93 +12,80 @@ reads the hole in play; its global part is the round's ``planes`` (hole / 8 last
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from patience_gym.cards import RANK
-from patience_gym.core import Game, ObsSpec
+from patience_gym.core import Game
 from patience_gym.features.base import Observer
 from patience_gym.features.rules import layout as L
+from patience_gym.features.rules.base import MoveRowsObserver
 from patience_gym.games.golf import DEAL, NUM_COLUMNS, PLANE_WIDTH, Golf, GolfRound, GolfState, hole_in_play
 
 SLOTS = NUM_COLUMNS + 1
 STOCK_KIND, COLUMN_KIND, WASTE_KIND = 0, 1, 2
 
 
-def golf_rows(golf: Golf, state: GolfState, rows: np.ndarray) -> int:
-    """Write the legal moves' rows of ``state`` into ``rows`` (zeroed, ``SLOTS`` x ``ROW``); their count."""
-    mask = golf.legal_mask(state)
-    top = state.waste[-1]
-    unseen = [0] * 14
-    for card in state.stock[state.pos :]:
-        unseen[RANK[card]] += 1
-    n = 0
-    for action in np.flatnonzero(mask).tolist():
-        row = rows[n]
-        row[L.ACTION] = (action + 1) / golf.num_actions
-        row[L.DEST_KIND] = WASTE_KIND
-        row[L.ONTO] = top + 1
-        row[L.COUNT] = 1 / 52
-        row[L.WAIT] = 1.0
-        row[L.DEST_AFTER] = (len(state.waste) + 1) / 52
-        if action == DEAL:
-            left = state.stock_left - 1
-            row[L.SOURCE_KIND] = STOCK_KIND
-            row[L.MOVED] = row[L.MOVED_TOP] = L.HIDDEN_CARD
-            if left:
-                row[L.UNCOVERS] = L.HIDDEN_CARD
-                row[L.SOURCE_NEXT : L.SOURCE_NEXT + min(left - 1, L.NEXT_CARDS)] = L.HIDDEN_CARD
-            row[L.SOURCE_LEFT] = left / 52
-            row[L.REVEALS] = 1.0
-        else:
-            col = state.columns[action]
-            card = col[-1]
-            row[L.SOURCE_KIND] = COLUMN_KIND
-            row[L.SOURCE_INDEX] = action
-            row[L.MOVED] = row[L.MOVED_TOP] = card + 1
-            beneath = col[-2::-1][: 1 + L.NEXT_CARDS]
-            for k, under in enumerate(beneath):
-                row[L.UNCOVERS + k] = under + 1
-            row[L.SOURCE_LEFT] = (len(col) - 1) / 52
-            after = golf.fits[RANK[card]]
-            others = [other for c, other in enumerate(state.columns) if c != action and other]
-            playable = sum(1 for other in others if after[RANK[other[-1]]])
-            playable += bool(beneath) and after[RANK[beneath[0]]]
-            playable += state.stock_left > 0
-            if state.links_left == 1:  # the last link: the hole is won, nothing follows
-                playable = 0
-            row[L.AFTER_LEGAL] = min(1.0, playable / SLOTS)
-            row[L.GAME_VALUE] = sum(unseen[r] for r in range(1, 14) if after[r]) / 8
-        n += 1
-    return n
+def golf_row(golf: Golf, state: GolfState, action: int) -> list[float]:
+    """The :data:`~patience_gym.features.rules.layout.ROW` values of the legal ``action`` in ``state``."""
+    row = [0.0] * L.ROW
+    row[L.ACTION] = (action + 1) / golf.num_actions
+    row[L.DEST_KIND] = WASTE_KIND
+    row[L.ONTO] = state.waste[-1] + 1
+    row[L.COUNT] = 1 / 52
+    row[L.WAIT] = 1.0
+    row[L.DEST_AFTER] = (len(state.waste) + 1) / 52
+    if action == DEAL:
+        left = state.stock_left - 1
+        row[L.SOURCE_KIND] = STOCK_KIND
+        row[L.MOVED] = row[L.MOVED_TOP] = L.HIDDEN_CARD
+        if left:
+            row[L.UNCOVERS] = L.HIDDEN_CARD
+            row[L.SOURCE_NEXT : L.SOURCE_NEXT + min(left - 1, L.NEXT_CARDS)] = [L.HIDDEN_CARD] * min(
+                left - 1, L.NEXT_CARDS
+            )
+        row[L.SOURCE_LEFT] = left / 52
+        row[L.REVEALS] = 1.0
+        return row
+    col = state.columns[action]
+    card = col[-1]
+    row[L.SOURCE_KIND] = COLUMN_KIND
+    row[L.SOURCE_INDEX] = action
+    row[L.MOVED] = row[L.MOVED_TOP] = card + 1
+    beneath = col[-2::-1][: 1 + L.NEXT_CARDS]
+    for k, under in enumerate(beneath):
+        row[L.UNCOVERS + k] = under + 1
+    row[L.SOURCE_LEFT] = (len(col) - 1) / 52
+    after = golf.fits[RANK[card]]
+    others = [other for c, other in enumerate(state.columns) if c != action and other]
+    playable = sum(1 for other in others if after[RANK[other[-1]]])
+    playable += bool(beneath) and after[RANK[beneath[0]]]
+    playable += state.stock_left > 0
+    if state.links_left == 1:  # the last link: the hole is won, nothing follows
+        playable = 0
+    row[L.AFTER_LEGAL] = min(1.0, playable / SLOTS)
+    unseen = [RANK[c] for c in state.stock[state.pos :]]
+    row[L.GAME_VALUE] = sum(1 for r in unseen if after[r]) / 8
+    return row
 
 
-class RulesMovesObserver(Observer):
+class RulesMovesObserver(MoveRowsObserver):
     """Golf's (or a round's) ``rules_moves`` observation: the ``planes``, the position values, 8 move rows."""
 
-    encoding = L.ENCODING
-
     def __init__(self, game: Golf | GolfRound) -> None:
-        super().__init__(game)
-        planes = game.obs_spec("planes").shape[0]
-        self.planes_size = planes
-        self._spec = ObsSpec((L.size(planes, SLOTS),), 0.0, float(L.HIDDEN_CARD), np.float32)
-        self.layout = MappingProxyType(L.layout(planes, SLOTS, game.num_actions, 52, PLANE_WIDTH))
+        super().__init__(game, game.obs_spec("planes").shape[0], SLOTS, 52, PLANE_WIDTH)
 
-    @property
-    def spec(self) -> ObsSpec:
-        return self._spec
+    def write_global(self, state: Any, out: np.ndarray) -> None:
+        out[:] = self.game.observe(state, "planes")
 
-    def observe(self, state: Any) -> np.ndarray:
-        out = np.zeros(self._spec.shape[0], dtype=np.float32)
-        out[: self.planes_size] = self.game.observe(state, "planes")
+    def legal_actions(self, state: Any) -> list[int]:
         golf, hole = hole_in_play(self.game, state)
-        at = self.planes_size + L.POSITION_VALUES
-        n = golf_rows(golf, hole, out[at:].reshape(SLOTS, L.ROW))
-        out[self.planes_size + 1] = n / SLOTS
-        return out
+        return np.flatnonzero(golf.legal_mask(hole)).tolist()
+
+    def move_row(self, state: Any, action: int) -> list[float]:
+        golf, hole = hole_in_play(self.game, state)
+        return golf_row(golf, hole, action)
 
 
 def make(game: Game[Any]) -> Observer:

@@ -57,15 +57,15 @@ position with four whole sequences and three vacancies has 165: the overflow fla
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from patience_gym.cards import RANK
-from patience_gym.core import Game, ObsSpec
+from patience_gym.core import Game
 from patience_gym.features.base import Observer, for_games
 from patience_gym.features.rules import layout as L
+from patience_gym.features.rules.base import MoveRowsObserver
 from patience_gym.games.milligan import PLANE_WIDTH, PLANES_SIZE, MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import (
     COLUMN_TO_RESERVE,
@@ -183,36 +183,21 @@ def move_row(game: MilliganGame, state: MilliganState, action: int, slots: int) 
     return row
 
 
-class RulesMovesObserver(Observer):
+class RulesMovesObserver(MoveRowsObserver):
     """``rules_moves``: the planes, the position values and a row per legal move (module docstring)."""
 
-    encoding = L.ENCODING
-
     def __init__(self, game: MilliganGame, slots: int = SLOTS) -> None:
-        super().__init__(game)
-        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
-            raise ValueError(f"slots must be a positive integer, got {slots!r}")
+        super().__init__(game, PLANES_SIZE, slots, TOTAL_CARDS, PLANE_WIDTH)
         self.milligan = game
-        self.slots = slots
-        self.size = L.size(PLANES_SIZE, slots)
-        self._spec = ObsSpec((self.size,), 0.0, float(L.HIDDEN_CARD), np.float32)
-        self.layout = MappingProxyType(L.layout(PLANES_SIZE, slots, NUM_ACTIONS, TOTAL_CARDS, PLANE_WIDTH))
 
-    @property
-    def spec(self) -> ObsSpec:
-        return self._spec
+    def write_global(self, state: MilliganState, out: np.ndarray) -> None:
+        out[:] = self.milligan.observe(state, "planes")
 
-    def observe(self, state: MilliganState) -> np.ndarray:
-        out = np.zeros(self.size, dtype=np.float32)
-        out[:PLANES_SIZE] = self.milligan.observe(state, "planes")
-        acts = self.milligan.legal_actions(state)
-        slots = self.slots
-        out[PLANES_SIZE] = 1.0 if len(acts) > slots else 0.0
-        out[PLANES_SIZE + 1] = min(len(acts) / slots, 1.0)
-        rows = out[PLANES_SIZE + L.POSITION_VALUES :].reshape(slots, L.ROW)
-        for slot, action in enumerate(acts[:slots]):
-            rows[slot] = move_row(self.milligan, state, action, slots)
-        return out
+    def legal_actions(self, state: MilliganState) -> list[int]:
+        return self.milligan.legal_actions(state)
+
+    def move_row(self, state: MilliganState, action: int) -> list[float]:
+        return move_row(self.milligan, state, action, self.slots)
 
 
 def _factory() -> Callable[[Game[Any]], Observer]:

@@ -64,15 +64,12 @@ rules, ``sevens_after_placing``, ``forced_foundation=False`` and both).
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Final
 
 import numpy as np
 
 from patience_gym.cards import RANK, RED
-from patience_gym.core import ObsSpec
-from patience_gym.features.base import Observer
-from patience_gym.features.rules import layout
+from patience_gym.features.rules.base import MoveRowsObserver
 from patience_gym.features.rules.layout import (
     ACTION,
     AFTER_LEGAL,
@@ -229,34 +226,21 @@ def move_row(game: PussInTheCorner, state: PussState, action: int, slots: int) -
     return row
 
 
-class RulesMovesObserver(Observer):
+class RulesMovesObserver(MoveRowsObserver):
     """``rules_moves`` for Puss in the Corner: the planes, the remembered pack order, the position values,
     a row per legal move."""
 
-    encoding = layout.ENCODING
-
     def __init__(self, game: PussInTheCorner, slots: int = SLOTS) -> None:
-        super().__init__(game)
-        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
-            raise ValueError(f"slots must be a positive integer, got {slots!r}")
+        super().__init__(game, ORDER_END, slots, 52, PLANE_WIDTH)
         self.puss = game
-        self.slots = slots
-        self._spec = ObsSpec((layout.size(ORDER_END, slots),), 0.0, float(HIDDEN_CARD), np.float32)
-        self.layout = MappingProxyType(layout.layout(ORDER_END, slots, NUM_ACTIONS, 52, PLANE_WIDTH))
 
-    @property
-    def spec(self) -> ObsSpec:
-        return self._spec
-
-    def observe(self, state: PussState) -> np.ndarray:
-        out = np.zeros(self._spec.shape[0], dtype=np.float32)
+    def write_global(self, state: PussState, out: np.ndarray) -> None:
         out[:PLANES_SIZE] = self.puss.observe_planes(state)
         write_pack_order(state, out[PLANES_SIZE:ORDER_END])
+
+    def legal_actions(self, state: PussState) -> list[int]:
         bits = 0 if self.puss.is_over(state) else self.puss.legal_bits(state)
-        actions = [a for a in range(NUM_ACTIONS) if bits >> a & 1]
-        out[ORDER_END] = len(actions) > self.slots
-        out[ORDER_END + 1] = min(1.0, len(actions) / self.slots)
-        rows = out[ORDER_END + layout.POSITION_VALUES :].reshape(self.slots, ROW)
-        for r, action in enumerate(actions[: self.slots]):
-            rows[r] = move_row(self.puss, state, action, self.slots)
-        return out
+        return [a for a in range(NUM_ACTIONS) if bits >> a & 1]
+
+    def move_row(self, state: PussState, action: int) -> list[float]:
+        return move_row(self.puss, state, action, self.slots)
