@@ -9,7 +9,8 @@ verdict as ``benchmarks/results.py``.
 Games (``--game``), their shipped models (``models/<name>.md`` is each one's card), each read with
 its own observation encoding (greedy reads the position itself):
 
-* ``golf``: ``golf_moves_decay2`` on Golf-v0's ``runs`` encoding;
+* ``golf``: ``golf_rules`` on Golf-v0's ``rules_moves`` encoding (rules only), and ``golf_moves_decay2``
+  on its ``runs`` encoding;
 * ``milligan``: ``miss_milligan_moves_critic`` on MissMilligan-v0's ``moves`` encoding;
 * ``giant``: ``giant_moves_critic_lr3e4_1m`` on Giant-v0's ``moves`` encoding;
 * ``pocket``: ``miss_milligan_pocket_moves_endgame`` on MissMilliganPocket-v0's ``moves_endgame`` encoding;
@@ -53,7 +54,7 @@ GAMES = {
     "milligan": Game(
         "patience_gym/MissMilligan-v0",
         False,
-        (("models/miss_milligan_rules.zip", "rules_moves"), ("models/miss_milligan_moves_critic.zip", "moves")),
+        (("models/miss_milligan_moves_critic.zip", "moves"),),
     ),
     "giant": Game("patience_gym/Giant-v0", False, (("models/giant_moves_critic_lr3e4_1m.zip", "moves"),)),
     "pocket": Game(
@@ -64,7 +65,7 @@ GAMES = {
     "puss": Game(
         "patience_gym/PussInTheCorner-v0",
         False,
-        (("models/puss_rules.zip", "rules_moves"), ("models/puss_moves_replay_all.zip", "moves_replay_all")),
+        (("models/puss_moves_replay_all.zip", "moves_replay_all"),),
     ),
 }
 

@@ -43,10 +43,21 @@ class Recipe:
     best_run: str  #: benchmarks/runs/<name> behind the best PPO row
     best_model: str  #: the committed model of that run (models/<name>.zip)
     best_encoding: str  #: the observation encoding the model reads
+    rules_run: str | None = None  #: benchmarks/runs/<name> of the committed rules-only model, if any
+    rules_model: str | None = None  #: that model (models/<name>.zip), read on ``rules_moves``
 
 
 RECIPES = (
-    Recipe("patience_gym/Golf-v0", "golf", "Golf-v0", "Golf-v0-moves-decay2", "golf_moves_decay2", "runs"),
+    Recipe(
+        "patience_gym/Golf-v0",
+        "golf",
+        "Golf-v0",
+        "Golf-v0-moves-decay2",
+        "golf_moves_decay2",
+        "runs",
+        rules_run="Golf-v0-rules",
+        rules_model="golf_rules",
+    ),
     Recipe(
         "patience_gym/GolfRound-v0",
         "golf_round",
@@ -146,6 +157,8 @@ def _solver_line(env: str, env_id: str, planners: dict[str, Any], golf_solver: d
 
 #: The encoding of the models that learn from what the player sees and the rules alone.
 RULES_ONLY = "rules_moves"
+#: The rules modules' own encodings; every other one but RULES_ONLY reads a heuristic's computations.
+PLAIN = ("ids", "planes")
 
 
 def _better(a: float, b: float, lower: bool) -> bool:
@@ -153,9 +166,9 @@ def _better(a: float, b: float, lower: bool) -> bool:
 
 
 def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
-    """The README table: per env random, greedy, planner, perfect-knowledge bound, canonical PPO, and the best
-    model that reads greedy's computations (heuristic features) unless the canonical one is rules-only and
-    beats it."""
+    """The README table: per env random, greedy, planner, perfect-knowledge bound, the committed rules-only
+    model (if any), canonical PPO, and the best model that reads greedy's computations (heuristic features)
+    unless a rules-only one beats it."""
     baselines = load_json(results / "baselines.json")
     planners = load_json(results / "planners.json")
     golf_solver = load_json(results / "golf_solver.json")
@@ -176,29 +189,45 @@ def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
         command = "`python -m benchmarks.planners --jobs 2`"
         lines.append(_line(env, "planner (hidden cards unseen)", _cell(planner), won, deals, command))
         lines.append(_solver_line(env, recipe.env_id, planners, golf_solver))
+        rules_best: dict[str, Any] | None = None
+        if recipe.rules_run and recipe.rules_model:
+            rules = load_json(runs / recipe.rules_run / "results.json")
+            rules_best = _ppo(rules)
+            agent = f"PPO, rules only, `{recipe.rules_model}` (`{RULES_ONLY}`)"
+            lines.append(_model_line(env, agent, rules, recipe.env_id, recipe.rules_model, RULES_ONLY))
         plain = load_json(runs / recipe.plain_run / "results.json")
+        lower = bool(plain["lower_score_is_better"])
         ppo = _ppo(plain)
         deals = f"{plain['episodes']:,} (seeds {plain['seed']}..{plain['seed'] + plain['episodes'] - 1})"
         encoding = plain["env_kwargs"].get("obs_encoding", "ids")
         command = f"`python train.py --config configs/{recipe.config}.yaml`"
         won = format_share(ppo["win_rate"], ppo["win_ci95"])
-        rules_only = ", rules only" if encoding == RULES_ONLY else ""
-        lines.append(_line(env, f"PPO, canonical config (`{encoding}`{rules_only})", _cell(ppo), won, deals, command))
-        best = load_json(runs / recipe.best_run / "results.json")
-        best_ppo = _ppo(best)
-        lower = bool(best["lower_score_is_better"])
-        if encoding == RULES_ONLY and not _better(best_ppo["mean_score"], ppo["mean_score"], lower):
-            continue  # the heuristic-feature model stays only where it still beats the rules-only one
-        deals = f"{best['episodes']:,} (seeds {best['seed']}..{best['seed'] + best['episodes'] - 1})"
-        command = (
-            f"`python -m agents.evaluation.evaluate --env {recipe.env_id} --env-kwargs "
-            f'\'{{"obs_encoding": "{recipe.best_encoding}"}}\' --agents ppo:models/{recipe.best_model}.zip '
-            f"--episodes {best['episodes']} --seed {best['seed']}`"
+        reads = (
+            "" if encoding in PLAIN else ", rules only" if encoding == RULES_ONLY else ", reads greedy's computations"
         )
-        won = format_share(best_ppo["win_rate"], best_ppo["win_ci95"])
+        lines.append(_line(env, f"PPO, canonical config (`{encoding}`{reads})", _cell(ppo), won, deals, command))
+        if encoding == RULES_ONLY and (
+            rules_best is None or _better(ppo["mean_score"], rules_best["mean_score"], lower)
+        ):
+            rules_best = ppo
+        best = load_json(runs / recipe.best_run / "results.json")
+        if rules_best is not None and not _better(_ppo(best)["mean_score"], rules_best["mean_score"], lower):
+            continue  # the heuristic-feature model stays only where it still beats the rules-only ones
         agent = f"PPO reading greedy's computations, `{recipe.best_model}` (`{recipe.best_encoding}`)"
-        lines.append(_line(env, agent, _cell(best_ppo), won, deals, command))
+        lines.append(_model_line(env, agent, best, recipe.env_id, recipe.best_model, recipe.best_encoding))
     return "\n".join(lines) + "\n"
+
+
+def _model_line(env: str, agent: str, run: dict[str, Any], env_id: str, model: str, encoding: str) -> str:
+    """A committed model's row: its run's PPO scores, and the command that replays it on the run's deals."""
+    ppo = _ppo(run)
+    deals = f"{run['episodes']:,} (seeds {run['seed']}..{run['seed'] + run['episodes'] - 1})"
+    command = (
+        f"`python -m agents.evaluation.evaluate --env {env_id} --env-kwargs "
+        f'\'{{"obs_encoding": "{encoding}"}}\' --agents ppo:models/{model}.zip '
+        f"--episodes {run['episodes']} --seed {run['seed']}`"
+    )
+    return _line(env, agent, _cell(ppo), format_share(ppo["win_rate"], ppo["win_ci95"]), deals, command)
 
 
 def to_markdown(runs: list[dict[str, Any]]) -> str:

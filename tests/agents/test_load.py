@@ -213,6 +213,13 @@ GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
             'not patience_gym/Golf-v0 {"obs_encoding": "runs", "queens_on_kings": true}',
         ),
         (
+            "golf_rules.zip",
+            "patience_gym/Golf-v0",
+            {"obs_encoding": "runs"},
+            'was trained on patience_gym/Golf-v0 {"obs_encoding": "rules_moves"}, '
+            'not patience_gym/Golf-v0 {"obs_encoding": "runs"}',
+        ),
+        (
             "golf_moves_decay2.zip",
             "patience_gym/PussInTheCorner-v0",
             {},
@@ -245,6 +252,9 @@ def test_a_model_plays_its_own_env_and_a_golf_hole_model_a_round() -> None:
     ]:
         agent = load_for_env(GOLF_MODEL, env_id, kwargs)
         assert play_episodes(env_id, agent, [0], kwargs).episodes == 1
+    rules_only = {"obs_encoding": "rules_moves"}  # the rules-only hole model plays a round too
+    agent = load_for_env(ROOT / "models" / "golf_rules.zip", "patience_gym/GolfRound-v0", rules_only)
+    assert play_episodes("patience_gym/GolfRound-v0", agent, [0], rules_only).episodes == 1
 
 
 def test_make_agent_needs_the_env_a_model_will_play() -> None:
@@ -328,6 +338,49 @@ def test_watch_refuses_a_model_for_another_game_or_rules(tmp_path: Path, capsys:
 #: The first 40 moves of each committed model on deals 0 and 1, recorded before agents/ was laid out by role
 #: (issue 33): the models pickle their classes by the old module paths (agents.networks, agents.config).
 FIRST_MOVES = {
+    # (golf_rules.zip: the rules-only model, recorded when it was committed)
+    "golf_rules.zip": [
+        7,
+        3,
+        4,
+        2,
+        7,
+        7,
+        0,
+        3,
+        4,
+        7,
+        2,
+        7,
+        0,
+        1,
+        2,
+        7,
+        7,
+        6,
+        0,
+        1,
+        7,
+        2,
+        7,
+        7,
+        4,
+        1,
+        7,
+        7,
+        7,
+        7,
+        1,
+        7,
+        7,
+        5,
+        1,
+        5,
+        7,
+        4,
+        7,
+        1,
+    ],
     "giant_moves_critic_lr3e4_1m.zip": [
         663,
         78,
