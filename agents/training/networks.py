@@ -480,20 +480,10 @@ class MoveRows(BaseFeaturesExtractor):
         hidden: int = 128,
         card_dim: int = 16,
         kind_dim: int = 8,
-        attention: bool = False,
-        heads: int = 4,
         unlisted: float = -10.0,
-        card_tokens: int = 0,
-        card_width: int = 0,
-        read_cards: bool = False,
     ) -> None:
         n = int(observation_space.shape[0])
         row = 1 + move_features
-        if read_cards and not (card_tokens and card_tokens % 52 == 0 and card_tokens * card_width < global_size):
-            raise ValueError(
-                f"MoveRows(read_cards=True) needs the planes' card_tokens (a multiple of 52) and card_width, "
-                f"got {card_tokens} x {card_width}"
-            )
         if row != L.ROW or not 0 < global_size < n or (n - global_size) % row:
             raise ValueError(
                 f"MoveRows reads a 'rules_moves' observation ({L.ROW}-value rows after the global part); "
@@ -522,20 +512,8 @@ class MoveRows(BaseFeaturesExtractor):
         row_in = len(L.CARD_FIELDS) * card_dim + len(L.KIND_FIELDS) * kind_dim + len(L.NUMBER_FIELDS)
         self.token_in = nn.Linear(row_in + hidden, hidden)
         self.token = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
-        self.attention = (
-            nn.TransformerEncoderLayer(hidden, heads, dim_feedforward=2 * hidden, dropout=0.0, batch_first=True)
-            if attention
-            else None
-        )
-        self.mix = None if attention else nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
+        self.mix = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
         self.score = nn.Linear(hidden, 1)
-        self.card_tokens, self.card_width = (card_tokens, card_width) if read_cards else (0, 0)
-        if read_cards:  # each move also attends to every card's flags in the planes
-            copies = card_tokens // 52
-            self.register_buffer("token_card", torch.arange(card_tokens) // copies + 1, persistent=False)
-            self.card_flags = nn.Linear(card_width, hidden)
-            self.card_id = nn.Linear(card_dim, hidden, bias=False)
-            self.read = nn.MultiheadAttention(hidden, heads, batch_first=True)
 
     def _buffer(self, name: str) -> torch.Tensor:
         value: torch.Tensor = getattr(self, name)
@@ -564,18 +542,8 @@ class MoveRows(BaseFeaturesExtractor):
         g_share = nn.functional.linear(g, weight[:, split:], self.token_in.bias)
         t = self.token(nn.functional.linear(x, weight[:, :split]) + g_share[batch])
         dense = t.new_zeros(b, width, t.shape[1]).index_put((batch, slot), t)
-        if self.card_tokens:
-            flags = obs[:, : self.card_tokens * self.card_width].view(b, self.card_tokens, self.card_width)
-            ids = table[self._buffer("token_card")]  # (card_tokens, card_dim): the card each token is
-            keys = self.card_flags(flags) + self.card_id(ids)
-            read, _ = self.read(dense, keys, keys, need_weights=False)
-            dense = dense + read
-        if self.attention is not None:
-            dense = self.attention(dense, src_key_padding_mask=~listed)
-        else:
-            assert self.mix is not None
-            pooled = dense.masked_fill(~listed.unsqueeze(-1), -1e4).max(dim=1, keepdim=True).values
-            dense = self.mix(torch.cat([dense, pooled.expand(-1, width, -1)], dim=2))
+        pooled = dense.masked_fill(~listed.unsqueeze(-1), -1e4).max(dim=1, keepdim=True).values
+        dense = self.mix(torch.cat([dense, pooled.expand(-1, width, -1)], dim=2))
         scores = self.score(dense[batch, slot]).squeeze(-1)
         ids = torch.round(rows[batch, slot, L.ACTION] * self.num_actions).long() - 1
         logits = torch.full((b, self.num_actions), self.unlisted, device=obs.device, dtype=obs.dtype)

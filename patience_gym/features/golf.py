@@ -15,7 +15,7 @@ import numpy as np
 from patience_gym.cards import RANK
 from patience_gym.core import Game, ObsSpec
 from patience_gym.features.base import Observer, for_games
-from patience_gym.features.rules import golf as rules_golf
+from patience_gym.features.rules.golf import RULES_MOVES as rules_moves_observer
 from patience_gym.features.rules.layout import ENCODING as RULES_MOVES
 from patience_gym.games.golf import (
     NUM_COLUMNS,
@@ -118,5 +118,5 @@ def _factory(hole_observer: Callable[[Golf], Observer]) -> Callable[[Game[Any]],
 ENCODINGS: dict[str, Callable[[Game[Any]], Observer]] = {
     "ranks": _factory(RanksObserver),
     "runs": _factory(RunsObserver),
-    RULES_MOVES: rules_golf.make,
+    RULES_MOVES: rules_moves_observer,
 }

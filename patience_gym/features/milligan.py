@@ -19,7 +19,8 @@ import numpy as np
 
 from patience_gym.core import Game, ObsSpec
 from patience_gym.features.base import Observer, for_games
-from patience_gym.features.rules.milligan import RULES_MOVES
+from patience_gym.features.rules.layout import ENCODING as RULES_MOVES
+from patience_gym.features.rules.milligan import RULES_MOVES as rules_moves_observer
 from patience_gym.games.milligan import PLANES_SIZE, MilliganGame, MilliganState
 from patience_gym.heuristics.milligan_endgame import EndgameReplay
 from patience_gym.heuristics.milligan_moves import (
@@ -110,5 +111,5 @@ ENCODINGS: dict[str, Callable[[Game[Any]], Observer]] = {
     "moves": _milligan(MovesObserver),
     "moves_search": _milligan(SearchObserver),
     "moves_endgame": _milligan(EndgameObserver),
-    "rules_moves": RULES_MOVES,
+    RULES_MOVES: rules_moves_observer,
 }

@@ -29,7 +29,8 @@ import numpy as np
 
 from patience_gym.core import Game, ObsSpec
 from patience_gym.features.base import Observer, for_games
-from patience_gym.features.rules.puss import RulesMovesObserver
+from patience_gym.features.rules.layout import ENCODING as RULES_MOVES
+from patience_gym.features.rules.puss import RULES_MOVES as rules_moves_observer
 from patience_gym.games.puss import (
     MERGES,
     NUM_ACTIONS,
@@ -122,5 +123,5 @@ ENCODINGS: dict[str, Callable[[Game[Any]], Observer]] = {
     "moves": _puss(MovesObserver),
     "moves_replay": _puss(ReplayObserver),
     "moves_replay_all": _puss(ReplayAllObserver),
-    "rules_moves": for_games(PussInTheCorner, "Puss in the Corner features need that game", RulesMovesObserver),
+    RULES_MOVES: rules_moves_observer,
 }

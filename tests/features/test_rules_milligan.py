@@ -347,8 +347,6 @@ def test_the_env_serves_rules_moves(env_id: str) -> None:
         "global_size": FIRST_ROW,
         "move_features": L.ROW - 1,
         "num_actions": NUM_ACTIONS,
-        "card_tokens": 104,  # each card's two copies, side by side in the planes
-        "card_width": 14,
     }
     legal = np.flatnonzero(info["action_mask"])
     assert obs[FIRST_ROW : FIRST_ROW + len(legal) * L.ROW : L.ROW].tolist() == [

@@ -26,7 +26,7 @@ from patience_gym.features.rules.puss import (
     SLOTS,
     RulesMovesObserver,
 )
-from patience_gym.games.puss import DEAL, NUM_ACTIONS, PLANE_WIDTH, PLANES_SIZE, PussInTheCorner
+from patience_gym.games.puss import DEAL, NUM_ACTIONS, PLANES_SIZE, PussInTheCorner
 from patience_gym.vector.puss import BatchedPuss, _planes_kernel, _rules_kernel
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
@@ -70,7 +70,7 @@ def test_the_env_offers_rules_moves_with_the_shared_layout():
     assert isinstance(observer, RulesMovesObserver) and observer.slots == SLOTS == 36
     assert ORDER_END == PLANES_SIZE + 52
     assert env.observation_space.shape == (rl.size(ORDER_END, SLOTS),) == (1440,)
-    assert dict(observer.layout) == rl.layout(ORDER_END, SLOTS, NUM_ACTIONS, 52, PLANE_WIDTH)
+    assert dict(observer.layout) == rl.layout(ORDER_END, SLOTS, NUM_ACTIONS)
     assert observer.layout["global_size"] == PLANES_SIZE + 52 + 2
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)

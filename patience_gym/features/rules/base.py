@@ -20,14 +20,14 @@ class MoveRowsObserver(Observer):
 
     encoding = L.ENCODING
 
-    def __init__(self, game: Game[Any], global_size: int, slots: int, card_tokens: int, card_width: int) -> None:
+    def __init__(self, game: Game[Any], global_size: int, slots: int) -> None:
         super().__init__(game)
         if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
             raise ValueError(f"slots must be a positive integer, got {slots!r}")
         self.global_size = global_size
         self.slots = slots
         self._spec = ObsSpec((L.size(global_size, slots),), 0.0, float(L.HIDDEN_CARD), np.float32)
-        self.layout = MappingProxyType(L.layout(global_size, slots, game.num_actions, card_tokens, card_width))
+        self.layout = MappingProxyType(L.layout(global_size, slots, game.num_actions))
 
     @property
     def spec(self) -> ObsSpec:
@@ -37,22 +37,27 @@ class MoveRowsObserver(Observer):
     def write_global(self, state: Any, out: np.ndarray) -> None:
         """Write the position's global part (the planes, and what the game adds) into ``out``."""
 
-    @abstractmethod
-    def legal_actions(self, state: Any) -> Sequence[int]:
-        """The legal actions of ``state`` in increasing order (none once the game is over)."""
+    def position(self, state: Any) -> Any:
+        """What :meth:`legal_actions` and :meth:`move_row` read, prepared once per observation (the state)."""
+        return state
 
     @abstractmethod
-    def move_row(self, state: Any, action: int) -> Sequence[float]:
+    def legal_actions(self, position: Any) -> Sequence[int]:
+        """The legal actions of the position in increasing order (none once the game is over)."""
+
+    @abstractmethod
+    def move_row(self, position: Any, action: int) -> Sequence[float]:
         """The :data:`~patience_gym.features.rules.layout.ROW` values of the legal ``action``."""
 
     def observe(self, state: Any) -> np.ndarray:
         out = np.zeros(self._spec.shape[0], dtype=np.float32)
         g = self.global_size
         self.write_global(state, out[:g])
-        actions = self.legal_actions(state)
+        position = self.position(state)
+        actions = self.legal_actions(position)
         out[g] = len(actions) > self.slots
         out[g + 1] = min(1.0, len(actions) / self.slots)
         rows = out[g + L.POSITION_VALUES :].reshape(self.slots, L.ROW)
         for r, action in enumerate(actions[: self.slots]):
-            rows[r] = self.move_row(state, action)
+            rows[r] = self.move_row(position, action)
         return out

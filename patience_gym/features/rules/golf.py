@@ -17,11 +17,10 @@ from typing import Any
 import numpy as np
 
 from patience_gym.cards import RANK
-from patience_gym.core import Game
-from patience_gym.features.base import Observer
+from patience_gym.features.base import for_games
 from patience_gym.features.rules import layout as L
 from patience_gym.features.rules.base import MoveRowsObserver
-from patience_gym.games.golf import DEAL, NUM_COLUMNS, PLANE_WIDTH, Golf, GolfRound, GolfState, hole_in_play
+from patience_gym.games.golf import DEAL, NUM_COLUMNS, Golf, GolfRound, GolfState, hole_in_play
 
 SLOTS = NUM_COLUMNS + 1
 STOCK_KIND, COLUMN_KIND, WASTE_KIND = 0, 1, 2
@@ -39,12 +38,10 @@ def golf_row(golf: Golf, state: GolfState, action: int) -> list[float]:
     if action == DEAL:
         left = state.stock_left - 1
         row[L.SOURCE_KIND] = STOCK_KIND
+        # the dealt card and the face-down cards under it that the row names
+        under = min(left, 1 + L.NEXT_CARDS)
         row[L.MOVED] = row[L.MOVED_TOP] = L.HIDDEN_CARD
-        if left:
-            row[L.UNCOVERS] = L.HIDDEN_CARD
-            row[L.SOURCE_NEXT : L.SOURCE_NEXT + min(left - 1, L.NEXT_CARDS)] = [L.HIDDEN_CARD] * min(
-                left - 1, L.NEXT_CARDS
-            )
+        row[L.UNCOVERS : L.UNCOVERS + under] = [L.HIDDEN_CARD] * under
         row[L.SOURCE_LEFT] = left / 52
         row[L.REVEALS] = 1.0
         return row
@@ -53,20 +50,14 @@ def golf_row(golf: Golf, state: GolfState, action: int) -> list[float]:
     row[L.SOURCE_KIND] = COLUMN_KIND
     row[L.SOURCE_INDEX] = action
     row[L.MOVED] = row[L.MOVED_TOP] = card + 1
-    beneath = col[-2::-1][: 1 + L.NEXT_CARDS]
-    for k, under in enumerate(beneath):
+    for k, under in enumerate(col[-2::-1][: 1 + L.NEXT_CARDS]):
         row[L.UNCOVERS + k] = under + 1
     row[L.SOURCE_LEFT] = (len(col) - 1) / 52
-    after = golf.fits[RANK[card]]
-    others = [other for c, other in enumerate(state.columns) if c != action and other]
-    playable = sum(1 for other in others if after[RANK[other[-1]]])
-    playable += bool(beneath) and after[RANK[beneath[0]]]
-    playable += state.stock_left > 0
-    if state.links_left == 1:  # the last link: the hole is won, nothing follows
-        playable = 0
-    row[L.AFTER_LEGAL] = min(1.0, playable / SLOTS)
-    unseen = [RANK[c] for c in state.stock[state.pos :]]
-    row[L.GAME_VALUE] = sum(1 for r in unseen if after[r]) / 8
+    after = state.copy()
+    golf.apply(after, action)
+    row[L.AFTER_LEGAL] = 0.0 if golf.is_over(after) else min(1.0, int(golf.legal_mask(after).sum()) / SLOTS)
+    fits = golf.fits[RANK[card]]
+    row[L.GAME_VALUE] = sum(1 for c in state.stock[state.pos :] if fits[RANK[c]]) / 8
     return row
 
 
@@ -74,22 +65,21 @@ class RulesMovesObserver(MoveRowsObserver):
     """Golf's (or a round's) ``rules_moves`` observation: the ``planes``, the position values, 8 move rows."""
 
     def __init__(self, game: Golf | GolfRound) -> None:
-        super().__init__(game, game.obs_spec("planes").shape[0], SLOTS, 52, PLANE_WIDTH)
+        super().__init__(game, game.obs_spec("planes").shape[0], SLOTS)
 
     def write_global(self, state: Any, out: np.ndarray) -> None:
         out[:] = self.game.observe(state, "planes")
 
-    def legal_actions(self, state: Any) -> list[int]:
-        golf, hole = hole_in_play(self.game, state)
+    def position(self, state: Any) -> tuple[Golf, GolfState]:
+        return hole_in_play(self.game, state)
+
+    def legal_actions(self, position: tuple[Golf, GolfState]) -> list[int]:
+        golf, hole = position
         return np.flatnonzero(golf.legal_mask(hole)).tolist()
 
-    def move_row(self, state: Any, action: int) -> list[float]:
-        golf, hole = hole_in_play(self.game, state)
-        return golf_row(golf, hole, action)
+    def move_row(self, position: tuple[Golf, GolfState], action: int) -> list[float]:
+        return golf_row(*position, action)
 
 
-def make(game: Game[Any]) -> Observer:
-    """The factory registered as Golf's and GolfRound's ``rules_moves``."""
-    if not isinstance(game, (Golf, GolfRound)):
-        raise TypeError(f"Golf features need a Golf or GolfRound game, got {game.name}")
-    return RulesMovesObserver(game)
+#: The encoding's factory, for :data:`patience_gym.features.golf.ENCODINGS` (a hole or a round).
+RULES_MOVES = for_games((Golf, GolfRound), "Golf features need a Golf or GolfRound game", RulesMovesObserver)

@@ -78,17 +78,10 @@ def size(planes_size: int, slots: int) -> int:
     return planes_size + POSITION_VALUES + slots * ROW
 
 
-def layout(planes_size: int, slots: int, num_actions: int, card_tokens: int, card_width: int) -> dict[str, int]:
-    """The observer's ``layout`` (what a network reads to split the observation).
-
-    ``card_tokens`` x ``card_width``: the planes begin with that many cards' flags, a network may read
-    them as one token per card; token ``i`` is card ``i // (card_tokens // 52)`` (a two-pack game lists
-    each card's two copies side by side).
-    """
+def layout(planes_size: int, slots: int, num_actions: int) -> dict[str, int]:
+    """The observer's ``layout`` (what a network reads to split the observation)."""
     return {
         "global_size": planes_size + POSITION_VALUES,
         "move_features": ROW - 1,
         "num_actions": num_actions,
-        "card_tokens": card_tokens,
-        "card_width": card_width,
     }

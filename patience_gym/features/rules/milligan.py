@@ -66,7 +66,7 @@ from patience_gym.core import Game
 from patience_gym.features.base import Observer, for_games
 from patience_gym.features.rules import layout as L
 from patience_gym.features.rules.base import MoveRowsObserver
-from patience_gym.games.milligan import PLANE_WIDTH, PLANES_SIZE, MilliganGame, MilliganState
+from patience_gym.games.milligan import PLANES_SIZE, MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import (
     COLUMN_TO_RESERVE,
     DEAL_MOVE,
@@ -76,7 +76,6 @@ from patience_gym.games.milligan_tables import (
     NUM_COLUMNS,
     SUIT2,
     TO_FOUNDATION,
-    TOTAL_CARDS,
     decode_action,
 )
 
@@ -187,7 +186,7 @@ class RulesMovesObserver(MoveRowsObserver):
     """``rules_moves``: the planes, the position values and a row per legal move (module docstring)."""
 
     def __init__(self, game: MilliganGame, slots: int = SLOTS) -> None:
-        super().__init__(game, PLANES_SIZE, slots, TOTAL_CARDS, PLANE_WIDTH)
+        super().__init__(game, PLANES_SIZE, slots)
         self.milligan = game
 
     def write_global(self, state: MilliganState, out: np.ndarray) -> None:

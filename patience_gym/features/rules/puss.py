@@ -69,6 +69,7 @@ from typing import Final
 import numpy as np
 
 from patience_gym.cards import RANK, RED
+from patience_gym.features.base import for_games
 from patience_gym.features.rules.base import MoveRowsObserver
 from patience_gym.features.rules.layout import (
     ACTION,
@@ -103,7 +104,6 @@ from patience_gym.games.puss import (
     NUM_ACTIONS,
     OBS_PACK,
     PACK_SIZE,
-    PLANE_WIDTH,
     PLANES_SIZE,
     TAKE,
     TO_CORNER,
@@ -231,7 +231,7 @@ class RulesMovesObserver(MoveRowsObserver):
     a row per legal move."""
 
     def __init__(self, game: PussInTheCorner, slots: int = SLOTS) -> None:
-        super().__init__(game, ORDER_END, slots, 52, PLANE_WIDTH)
+        super().__init__(game, ORDER_END, slots)
         self.puss = game
 
     def write_global(self, state: PussState, out: np.ndarray) -> None:
@@ -244,3 +244,7 @@ class RulesMovesObserver(MoveRowsObserver):
 
     def move_row(self, state: PussState, action: int) -> list[float]:
         return move_row(self.puss, state, action, self.slots)
+
+
+#: The encoding's factory, for :data:`patience_gym.features.puss.ENCODINGS`.
+RULES_MOVES = for_games(PussInTheCorner, "Puss in the Corner features need that game", RulesMovesObserver)
