@@ -11,6 +11,7 @@ its own observation encoding (greedy reads the position itself):
 
 * ``golf``: ``golf_rules`` on Golf-v0's ``rules_moves`` encoding (rules only), and ``golf_moves_decay2``
   on its ``runs`` encoding;
+* ``golf_round``: the same two Golf models on nine-hole rounds (GolfRound-v0), played hole by hole;
 * ``milligan``: ``miss_milligan_moves_critic`` on MissMilligan-v0's ``moves`` encoding;
 * ``giant``: ``giant_moves_critic_lr3e4_1m`` on Giant-v0's ``moves`` encoding;
 * ``pocket``: ``miss_milligan_pocket_moves_endgame`` on MissMilliganPocket-v0's ``moves_endgame`` encoding;
@@ -18,8 +19,8 @@ its own observation encoding (greedy reads the position itself):
 
 Writes ``benchmarks/results/<game>_fresh_deals.json`` and ``.md``.
 
-Usage: ``python -m benchmarks.fresh_deals --game golf|milligan|giant|pocket|puss [--episodes 1000] [--seed 100000]
-[--models ...] [--jobs 1]``
+Usage: ``python -m benchmarks.fresh_deals --game golf|golf_round|milligan|giant|pocket|puss [--episodes 1000]
+[--seed 100000] [--models ...] [--jobs 1]``
 """
 
 from __future__ import annotations
@@ -45,12 +46,11 @@ class Game:
     models: tuple[tuple[str, str], ...]
 
 
+GOLF_MODELS = (("models/golf_rules.zip", "rules_moves"), ("models/golf_moves_decay2.zip", "runs"))
+
 GAMES = {
-    "golf": Game(
-        "patience_gym/Golf-v0",
-        True,
-        (("models/golf_rules.zip", "rules_moves"), ("models/golf_moves_decay2.zip", "runs")),
-    ),
+    "golf": Game("patience_gym/Golf-v0", True, GOLF_MODELS),
+    "golf_round": Game("patience_gym/GolfRound-v0", True, GOLF_MODELS),
     "milligan": Game(
         "patience_gym/MissMilligan-v0",
         False,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import torch
@@ -215,9 +215,25 @@ class GolfMoves(BaseFeaturesExtractor):
     runs (no heuristic): a playable column's three values are the legal moves
     after playing it, the unseen cards that would fit the card it plays, and the
     cards left in it; an unplayable column's are 0.
+
+    ``chain_rounds > 0`` adds a graph network over the link cards with that
+    many rounds of messages (:class:`_LinkChains`, ``chain_width`` values per
+    card): a node per link card (its rank, row, exposed flag and chances), an
+    edge from a card to each card a player could play next after it (another
+    column's exposed card, or the card beneath it), weighted by a learned
+    rank-to-rank table started at "one rank apart"; each column token reads
+    its exposed card's node, so the network can learn how far a play leads.
+    It reads the planes only.
     """
 
-    def __init__(self, observation_space: gym.spaces.Box, hidden: int = 64, encoding: str = "runs"):
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        hidden: int = 64,
+        encoding: str = "runs",
+        chain_rounds: int = 0,
+        chain_width: int = 16,
+    ):
         n = int(observation_space.shape[0])
         sizes = {"runs": RUNS_SIZE, "rules_moves": L.size(PLANES_SIZE, 8)}
         if encoding not in sizes or n - sizes[encoding] not in (0, 1):
@@ -237,7 +253,14 @@ class GolfMoves(BaseFeaturesExtractor):
         self.register_buffer("column_of", torch.arange(1.0, 8.0), persistent=False)
         self.register_buffer("row_of", torch.arange(5.0), persistent=False)
         self.register_buffer("card_rank_index", torch.arange(52) % 13, persistent=False)
-        column_in = 5 * 13 + 5 * 2 + 13 + 3
+        if chain_rounds < 0 or chain_width < 1:
+            raise ValueError(f"chain_rounds must be >= 0 and chain_width >= 1, got {chain_rounds} and {chain_width}")
+        self.chain_rounds = chain_rounds
+        chain_out = 0
+        if chain_rounds:
+            chain_out = chain_width
+            self.chain = _LinkChains(chain_rounds, chain_width)
+        column_in = 5 * 13 + 5 * 2 + 13 + 3 + chain_out
         global_in = 13 + 13 + 1 + self.extra
         self.glob = nn.Sequential(nn.Linear(global_in, hidden), nn.ReLU())
         self.column = nn.Sequential(
@@ -264,6 +287,8 @@ class GolfMoves(BaseFeaturesExtractor):
             runs, extra = self._column_values(obs)
             stock = obs[:, 52 * PLANE_WIDTH : 52 * PLANE_WIDTH + 1]
             column_in = torch.cat([grid.view(b, 7, 65), chances, exposed_rank, runs], dim=2)
+        if self.chain_rounds:
+            column_in = torch.cat([column_in, self.chain(grid, chances.view(b, 35, 2))], dim=2)
         g = self.glob(torch.cat([waste_top.sum(dim=1), unseen, stock, extra], dim=1))
         # The column net's first layer reads [column token, g]: g's share is computed once, not per column.
         first = self.column[0]
@@ -305,6 +330,78 @@ class GolfMoves(BaseFeaturesExtractor):
         cell = torch.where(col > 0, ((col - 1) * 5 + r).long() * 13 + card_rank_index, spare)
         grid = torch.zeros(b, spare + 1, dtype=column.dtype, device=column.device).scatter_(1, cell, 1.0)
         return grid[:, :spare].view(b, 35, 13)
+
+
+class _Links(NamedTuple):
+    """Golf's link slots for :class:`_LinkChains` (b = batch; slot ``column * 5 + row``)."""
+
+    exposed: torch.Tensor  # (b, 7, 5) 1.0 on each column's exposed card
+    top_rank: torch.Tensor  # (b, 7, 13) one-hot rank of each column's exposed card
+    follows: torch.Tensor  # (b, 7, 5, 13) how well each rank follows the card in the slot, in (0, 1)
+    to_beneath: torch.Tensor  # (b, 7, 5, 1) edge weight to the card beneath
+    to_own_top: torch.Tensor  # (b, 7, 5, 1) weight of the own column's exposed card (not a successor)
+
+
+class _LinkChains(nn.Module):
+    """A graph network over Golf's 35 link slots: per column, a learned summary of the plays its exposed card opens.
+
+    Slot ``column * 5 + row`` (row 4 dealt last). A card's successors are the
+    exposed cards of the other columns and the card beneath it, each edge
+    weighted by a learned table of (rank, next rank) started at "one rank
+    apart". Messages go through per-rank totals, not a 35 x 35 matrix.
+    """
+
+    def __init__(self, rounds: int, width: int) -> None:
+        super().__init__()
+        self.register_buffer("row", nn.functional.one_hot(torch.arange(35) % 5, 5).float(), persistent=False)
+        fit = torch.full((13, 13), -3.0)
+        rank = torch.arange(12)
+        fit[rank, rank + 1] = fit[rank + 1, rank] = 3.0
+        self.fit = nn.Parameter(fit)
+        self.embed = nn.Linear(13 + 5 + 2 + 1, width)  # a card's rank, row, chances below and above, exposed
+        self.rounds = nn.ModuleList(nn.Linear(2 * width, width) for _ in range(rounds))
+
+    def forward(self, grid: torch.Tensor, chances: torch.Tensor) -> torch.Tensor:
+        """``grid`` (b, 35, 13) one-hot ranks, ``chances`` (b, 35, 2): the exposed cards' nodes, (b, 7, width)."""
+        b = grid.shape[0]
+        links = self.links(grid)
+        row: torch.Tensor = self.row  # type: ignore[assignment]
+        x = torch.cat([grid, row.expand(b, -1, -1), chances, links.exposed.view(b, 35, 1)], dim=2)
+        first = torch.relu(self.embed(x))
+        h = first
+        for layer in self.rounds:
+            h = torch.relu(layer(torch.cat([first, self.message(h, links)], dim=2)))
+        return (h.view(b, 7, 5, -1) * links.exposed.unsqueeze(-1)).sum(dim=2)
+
+    def links(self, grid: torch.Tensor) -> _Links:
+        """Where the cards lie and how well one follows another (empty slots: all zero)."""
+        b = grid.shape[0]
+        slots = grid.view(b, 7, 5, 13)
+        with torch.no_grad():
+            occupied = grid.sum(dim=2).view(b, 7, 5)
+            exposed = occupied * (1.0 - nn.functional.pad(occupied[..., 1:], (0, 1)))
+            top_rank = (slots * exposed.unsqueeze(-1)).sum(dim=2)
+            below_rank = nn.functional.pad(slots[:, :, :-1], (0, 0, 1, 0))  # the rank beneath each slot
+        follows = (grid @ torch.sigmoid(self.fit)).view(b, 7, 5, 13)
+        return _Links(
+            exposed=exposed,
+            top_rank=top_rank,
+            follows=follows,
+            to_beneath=(follows * below_rank).sum(dim=-1, keepdim=True),
+            to_own_top=(follows * top_rank.unsqueeze(2)).sum(dim=-1, keepdim=True),
+        )
+
+    @staticmethod
+    def message(h: torch.Tensor, links: _Links) -> torch.Tensor:
+        """Each card's sum of its successors' states, weighted by how well they follow it: (b, 35, width)."""
+        b, _, width = h.shape
+        hv = h.view(b, 7, 5, width)
+        tops = (hv * links.exposed.unsqueeze(-1)).sum(dim=2)  # (b, 7, width)
+        # from every exposed card through the rank totals, then less the own column's
+        to_tops = links.follows.view(b, 35, 13) @ (links.top_rank.transpose(1, 2) @ tops)
+        message = to_tops.view(b, 7, 5, width) - links.to_own_top * tops.unsqueeze(2)
+        message = message + links.to_beneath * nn.functional.pad(hv[:, :, :-1], (0, 0, 1, 0))
+        return message.view(b, 35, width)
 
 
 def _state_net(global_size: int, hidden: int) -> nn.Module:

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from agents.training.config import ConfigError, resolve_policy, resolve_policy_kwargs
-from agents.training.networks import CardEmbedding, GolfColumns, GolfMoves, MoveScorer
+from agents.training.networks import CardEmbedding, GolfColumns, GolfMoves, MoveScorer, _LinkChains
 from patience_gym.features import observe
 
 
@@ -118,15 +118,16 @@ def _golf_runs_obs(env_id: str, seed: int, swap: tuple[int, int] | None = None, 
     return observe(env.unwrapped.game, env.unwrapped.state, encoding)
 
 
-@pytest.mark.parametrize("encoding", ["runs", "rules_moves"])
+@pytest.mark.parametrize(("encoding", "chain_rounds"), [("runs", 0), ("rules_moves", 0), ("rules_moves", 2)])
 @pytest.mark.parametrize("env_id", ["patience_gym/Golf-v0", "patience_gym/GolfRound-v0"])
-def test_golf_moves_scores_each_column_with_shared_weights(env_id, encoding):
+def test_golf_moves_scores_each_column_with_shared_weights(env_id, encoding, chain_rounds):
     torch.manual_seed(0)
     seed = 5 if encoding == "runs" else 18  # (columns 2 and 5 can both play: both have move rows)
     obs = _golf_runs_obs(env_id, seed=seed, encoding=encoding)
     swapped = _golf_runs_obs(env_id, seed=seed, swap=(1, 4), encoding=encoding)
     assert not np.array_equal(obs, swapped)
-    net = GolfMoves(gym.make(env_id, obs_encoding=encoding).observation_space, hidden=16, encoding=encoding)
+    space = gym.make(env_id, obs_encoding=encoding).observation_space
+    net = GolfMoves(space, hidden=16, encoding=encoding, chain_rounds=chain_rounds, chain_width=8)
     out = net(torch.as_tensor(np.stack([obs, swapped]), dtype=torch.float32))
     assert out.shape == (2, 8 + 32) == (2, net.features_dim)
     # Swapping two columns swaps their logits; the deal logit and the value features stay.
@@ -180,6 +181,45 @@ def test_golf_moves_matches_its_plain_formulation_on_played_positions(env_id):
     torch.testing.assert_close(net(batch), _golf_moves_by_einsum(net, batch))
 
 
+def _link_grid(columns: list[list[int]]) -> torch.Tensor:
+    """One-hot ranks of Golf's link slots ``column * 5 + row``, (35, 13)."""
+    grid = torch.zeros(35, 13)
+    for c, col in enumerate(columns):
+        for r, card in enumerate(col):
+            grid[c * 5 + r, card % 13] = 1.0
+    return grid
+
+
+def _dense_message(chains: _LinkChains, columns: list[list[int]], h: torch.Tensor) -> torch.Tensor:
+    """The message written plainly: each card's successors one by one (the reference)."""
+    fit = torch.sigmoid(chains.fit)
+    message = torch.zeros_like(h)
+    for c, col in enumerate(columns):
+        for r, card in enumerate(col):
+            successors = [(d, len(other) - 1) for d, other in enumerate(columns) if d != c and other]
+            successors += [(c, r - 1)] if r > 0 else []
+            for d, s in successors:
+                message[c * 5 + r] += fit[card % 13, columns[d][s] % 13] * h[d * 5 + s]
+    return message
+
+
+def test_link_chains_messages_reach_the_other_exposed_cards_and_the_card_beneath():
+    rng = np.random.default_rng(0)
+    torch.manual_seed(0)
+    chains = _LinkChains(rounds=1, width=4)
+    with torch.no_grad():
+        chains.fit.normal_()  # every (rank, next rank) pair weighs differently
+    positions = []
+    for _ in range(20):  # random Golf links: 0..5 cards left in each column
+        cards = rng.permutation(52)[:35].tolist()
+        positions.append([cards[c * 5 : c * 5 + int(rng.integers(0, 6))] for c in range(7)])
+    grid = torch.stack([_link_grid(p) for p in positions])
+    h = torch.randn(len(positions), 35, 4)
+    message = chains.message(h, chains.links(grid))
+    expected = torch.stack([_dense_message(chains, p, h[i]) for i, p in enumerate(positions)])
+    torch.testing.assert_close(message, expected)
+
+
 def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings():
     net = GolfMoves(gym.make("patience_gym/GolfRound-v0", obs_encoding="runs").observation_space, hidden=16)
     obs = torch.as_tensor(_golf_runs_obs("patience_gym/GolfRound-v0", seed=3)[None], dtype=torch.float32)
@@ -188,6 +228,9 @@ def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings
     assert not torch.equal(net(obs), net(later))
     with pytest.raises(ValueError, match="'runs' or 'rules_moves' encoding"):
         GolfMoves(gym.make("patience_gym/Golf-v0", obs_encoding="planes").observation_space)
+    rules = gym.make("patience_gym/Golf-v0", obs_encoding="rules_moves").observation_space
+    with pytest.raises(ValueError, match="chain_rounds must be >= 0 and chain_width >= 1, got 2 and 0"):
+        GolfMoves(rules, encoding="rules_moves", chain_rounds=2, chain_width=0)
 
 
 def test_move_scorer_scores_each_action_from_its_own_features():
