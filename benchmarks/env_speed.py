@@ -296,9 +296,9 @@ def to_markdown(rows: list[dict[str, Any]], reference: dict[str, Any] | None, ma
         "|---|---:|---:|---:|",
     ]
     for row in rows:
-        ratio = row.get("ratio_to_openspiel", float("nan"))
+        ratio = row.get("ratio_to_openspiel") if reference else None
         target = TARGETS.get(row["env"])
-        met = "" if target is None or reference is None else (" (met)" if ratio >= target else " (missed)")
+        met = "" if target is None or ratio is None else (" (met)" if ratio >= target else " (missed)")
         shown = f"{target:.0f}x{met}" if target else "-"
         name = row["env"].split("/")[-1]
         if "obs_encoding" in row:  # the targets are set for the default encodings only
@@ -310,7 +310,8 @@ def to_markdown(rows: list[dict[str, Any]], reference: dict[str, Any] | None, ma
             goal = BATCHED_TARGETS.get(row["env"]) if "obs_encoding" not in row else None
             if goal:
                 shown += f"; {goal:.0f}x " + ("(met)" if row["ratio_to_single"] >= goal else "(missed)")
-        lines.append(f"| {name} | {row['steps_per_s']:,.0f} | {ratio:.2f}x | {shown} |")
+        versus = "-" if ratio is None else f"{ratio:.2f}x"  # no reference timed: no ratio
+        lines.append(f"| {name} | {row['steps_per_s']:,.0f} | {versus} | {shown} |")
     if reference:
         lines.append(f"| OpenSpiel `solitaire` (Klondike) | {reference['steps_per_s']:,.0f} | 1.00x | |")
     else:
@@ -334,7 +335,7 @@ def main() -> None:
     reference = time_openspiel(args.seconds)
     machine = machine_description()
     for row in rows:
-        row["ratio_to_openspiel"] = row["steps_per_s"] / reference["steps_per_s"] if reference else float("nan")
+        row["ratio_to_openspiel"] = row["steps_per_s"] / reference["steps_per_s"] if reference else None
     data = {"machine": machine, "envs": rows, "openspiel": reference}
     write_results("env_speed", data, to_markdown(rows, reference, machine))
     if args.json_path:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 
+from patience_gym.cards import CODE, NUM_CARDS
 from patience_gym.specs import by_game
 
 
@@ -38,6 +40,24 @@ class ObsSpec:
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in the current position."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Chance:
+    """The chance outcome of a move that turns face-down cards up (:meth:`Game.chance`).
+
+    The move turns ``count`` cards, drawn without replacement from ``pool`` (card ids, sorted,
+    with repeats for two packs) in a uniformly random order: every ordered draw is equally
+    likely. :meth:`outcomes` gives the distribution of each turned card.
+    """
+
+    count: int
+    pool: tuple[int, ...]
+
+    def outcomes(self) -> dict[int, float]:
+        """Card id -> the probability that a turned card (the first, or any one) is that card."""
+        size = len(self.pool)
+        return {card: n / size for card, n in sorted(Counter(self.pool).items())}
 
 
 def make_options(options_type: type, given: Mapping[str, Any], game_name: str) -> Any:
@@ -119,6 +139,76 @@ class Game(ABC, Generic[S]):
     def from_text(self, text: str) -> S:
         """A state from the game's board text format, where it has one (ValueError where it has none)."""
         raise ValueError(f"{self.name} has no board text format; give a 'deal' or a 'state' instead")
+
+    # --- hidden cards and determinization -------------------------------
+    #: Copies of each of the 52 cards in the game's deck.
+    deck_copies: ClassVar[int] = 1
+
+    def visible_cards(self, state: S) -> list[int]:
+        """Every card the player has seen and knows the place of (repeats for two packs)."""
+        raise NotImplementedError(f"{self.name} does not describe its hidden cards")
+
+    def hidden_count(self, state: S) -> int:
+        """How many face-down cards ``state`` holds whose order the player does not know."""
+        raise NotImplementedError(f"{self.name} does not describe its hidden cards")
+
+    def replace_hidden(self, state: S, order: Sequence[int], rng: np.random.Generator | None) -> S:
+        """A new state equal to ``state`` in all the player knows, with ``order`` as its face-down
+        cards; ``rng`` deals any hidden part independent of the position (a round's later holes)."""
+        raise NotImplementedError(f"{self.name} does not describe its hidden cards")
+
+    def unseen_cards(self, state: S) -> list[int]:
+        """The cards the player has not seen, sorted (repeats for two packs): the deck less the
+        visible cards. Read from the visible position alone; ValueError naming the problem
+        where the state is not consistent (a card more often than the deck holds it, or a
+        face-down count that does not match)."""
+        left = Counter({card: self.deck_copies for card in range(NUM_CARDS)})
+        left.subtract(self.visible_cards(state))
+        over = sorted(card for card, n in left.items() if n < 0)
+        if over:
+            shown = ", ".join(f"{CODE[c]} ({self.deck_copies - left[c]} times)" for c in over)
+            raise ValueError(
+                f"inconsistent {self.name} state: cards seen more often than the deck holds them "
+                f"({self.deck_copies} of each): {shown}"
+            )
+        unseen = sorted(left.elements())
+        hidden = self.hidden_count(state)
+        if hidden != len(unseen):
+            raise ValueError(
+                f"inconsistent {self.name} state: {hidden} face-down cards, but {len(unseen)} cards are unseen"
+            )
+        return unseen
+
+    def with_hidden(self, state: S, order: Sequence[int], rng: np.random.Generator | None = None) -> S:
+        """``state`` with ``order`` (an arrangement of :meth:`unseen_cards`) as its face-down cards,
+        in dealing order; ValueError where ``order`` is not one. ``state`` is left unchanged."""
+        unseen = self.unseen_cards(state)
+        given = [int(c) for c in order]
+        if sorted(given) != unseen:
+            raise ValueError(
+                f"a hidden order must arrange the {len(unseen)} unseen cards of this {self.name} state, "
+                f"got {len(given)} cards that do not match them"
+            )
+        return self.replace_hidden(state, given, rng)
+
+    def determinize(self, state: S, rng: np.random.Generator) -> S:
+        """A full state agreeing with everything the player sees in ``state``, its face-down cards
+        a uniformly random arrangement (drawn from ``rng``) of :meth:`unseen_cards`. Never reads
+        the hidden order; every observation of the result equals that of ``state``."""
+        unseen = self.unseen_cards(state)
+        order = [unseen[i] for i in rng.permutation(len(unseen))]
+        return self.replace_hidden(state, order, rng)
+
+    def chance(self, state: S, action: int) -> Chance | None:
+        """What the legal ``action`` turns face up, as a :class:`Chance`; None where it turns
+        nothing. IllegalActionError where ``action`` is not legal in ``state``."""
+        if not (0 <= action < self.num_actions and self.legal_mask(state)[action]):
+            raise IllegalActionError(f"action {action} is not legal here, so it has no chance outcome")
+        return self.chance_of(state, action)
+
+    def chance_of(self, state: S, action: int) -> Chance | None:
+        """:meth:`chance` for an action known to be legal (the game's part)."""
+        raise NotImplementedError(f"{self.name} does not describe its hidden cards")
 
     # --- rules ----------------------------------------------------------
     @abstractmethod

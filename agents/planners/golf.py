@@ -17,9 +17,6 @@ planner plays each hole the same way (holes are independent).
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any
-
 from agents.planners.base import DeterminizationPlanner
 from agents.solvers.golf import solve
 from patience_gym.env import PatienceEnv
@@ -34,8 +31,6 @@ MAX_SECONDS = 0.25
 class GolfPlanner(DeterminizationPlanner):
     """Hindsight optimisation over sampled stock orders (see module docstring)."""
 
-    deck = Counter(range(52))
-
     def __init__(
         self, samples: int = SAMPLES, max_seconds: float | None = MAX_SECONDS, max_nodes: int | None = MAX_NODES
     ) -> None:
@@ -44,13 +39,6 @@ class GolfPlanner(DeterminizationPlanner):
 
     def position(self, env: PatienceEnv) -> tuple[Golf, GolfState]:
         return hole_in_play(env.game, env.state)
-
-    def visible_cards(self, game: Any, state: GolfState) -> list[int]:
-        return [c for col in state.columns for c in col] + list(state.waste)
-
-    def with_hidden(self, game: Any, state: GolfState, order: tuple[int, ...]) -> GolfState:
-        # Built from the links and the waste only: the real stock is not read.
-        return GolfState([col[:] for col in state.columns], state.waste[:], order, 0)
 
     def preferred(self, game: Golf, world: GolfState) -> int:
         return choose_move(game, world, game.legal_mask(world))

@@ -37,9 +37,6 @@ world once 1 s has gone. Results against the greedy:
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any
-
 from agents.baselines.greedy_milligan import MilliganGreedy, evaluate
 from agents.planners.base import DeterminizationPlanner
 from patience_gym.env import PatienceEnv
@@ -56,8 +53,6 @@ MARGIN = 50.0
 
 class MilliganPlanner(DeterminizationPlanner):
     """Depth-limited greedy rollouts over sampled stocks, pruned (see module docstring)."""
-
-    deck = Counter({card: 2 for card in range(52)})
 
     def __init__(
         self,
@@ -77,19 +72,6 @@ class MilliganPlanner(DeterminizationPlanner):
     def position(self, env: PatienceEnv) -> tuple[MilliganGame, MilliganState]:
         assert isinstance(env.game, MilliganGame), "MilliganPlanner plays the Miss Milligan family only"
         return env.game, env.state
-
-    def visible_cards(self, game: Any, state: MilliganState) -> list[int]:
-        cards = [c for col in state.columns for c in col] + list(state.reserve)
-        for slot, height in enumerate(state.found):
-            base = (slot >> 1) * 13  # slots 2s and 2s+1 hold suit s
-            cards.extend(range(base, base + height))
-        return cards
-
-    def with_hidden(self, game: Any, state: MilliganState, order: tuple[int, ...]) -> MilliganState:
-        world = state.copy()  # its stock is overwritten below, never read
-        world.stock = order
-        world.pos = 0
-        return world
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

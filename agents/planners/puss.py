@@ -7,10 +7,10 @@ baseline (:mod:`agents.baselines.greedy_puss`, which reads only what a player se
 from the position after the move to the end of the game (or for ``depth``
 moves), the value being the cards on the foundations.
 
-The packets taken up for the redeal were face up, so the planner remembers
-them in the order it took them: in the second pass the pack's order is known
-and one world is searched. (Given a second-pass position it did not watch
-being made, it samples that pack like the first.) The take-up order itself
+The packets taken up for the redeal were face up, so the player knows the
+second pass's pack in order (the rules count it as seen: see
+:meth:`~patience_gym.games.puss.PussInTheCorner.visible_cards`): in the second
+pass one world is searched. The take-up order itself
 is chosen by the greedy's search over every order of the packets on that
 known world. Placements equivalent by symmetry (two empty corners, two piles
 of one colour needing the same rank, merges leaving the same packets) are
@@ -30,14 +30,12 @@ different ends.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 from agents.baselines.greedy_puss import choose_move
 from agents.planners.base import DeterminizationPlanner
 from patience_gym.env import PatienceEnv
-from patience_gym.games.puss import DEAL, NUM_CORNERS, REDEAL, TAKE, PussInTheCorner, PussState
+from patience_gym.games.puss import DEAL, TAKE, PussInTheCorner, PussState
 
 SAMPLES = 6
 MAX_SECONDS = 0.5
@@ -45,9 +43,7 @@ DEPTH: int | None = None
 
 
 class PussPlanner(DeterminizationPlanner):
-    """Greedy rollouts over sampled packs; remembers the packets taken up (see module docstring)."""
-
-    deck = Counter(range(52))
+    """Greedy rollouts over sampled packs (see module docstring)."""
 
     def __init__(
         self,
@@ -60,39 +56,10 @@ class PussPlanner(DeterminizationPlanner):
         super().__init__(samples, max_seconds, margin)
         self.depth = depth
         self.first_pass = first_pass
-        self._taken: list[int] = []  # the packets taken up for the redeal, in order (what was seen)
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._taken = []
 
     def position(self, env: PatienceEnv) -> tuple[PussInTheCorner, PussState]:
         assert isinstance(env.game, PussInTheCorner), "PussPlanner plays Puss in the Corner only"
         return env.game, env.state
-
-    def visible_cards(self, game: Any, state: PussState) -> list[int]:
-        cards = [c for pile in state.foundations for c in pile] + [c for packet in state.corners for c in packet]
-        if state.hand >= 0:
-            cards.append(state.hand)
-        return cards
-
-    def recalled_order(self, game: Any, state: PussState, unseen: Sequence[int]) -> Sequence[int] | None:
-        if not unseen:
-            return []
-        if state.pass_no == 1 and state.phase != REDEAL:
-            return None  # the first pass's pack: never seen
-        n = len(unseen)
-        remembered = self._taken[len(self._taken) - n :] if len(self._taken) >= n else []
-        return remembered if sorted(remembered) == list(unseen) else None
-
-    def with_hidden(self, game: Any, state: PussState, order: tuple[int, ...]) -> PussState:
-        world = state.copy()  # its hidden fields are overwritten below, never read
-        if state.phase == REDEAL:
-            world.redeal = list(order)
-        else:
-            world.pack = order
-            world.pos = 0
-        return world
 
     def shortcut(self, game: PussInTheCorner, state: PussState, legal: list[int]) -> int | None:
         if all(a >= TAKE for a in legal):
@@ -129,15 +96,6 @@ class PussPlanner(DeterminizationPlanner):
             game.apply(state, choose_move(game, state, plan_redeal=False))
             steps += 1
         return game.score(state)
-
-    def chosen(self, game: Any, state: PussState, action: int) -> None:
-        if action < TAKE:
-            return
-        k = action - TAKE
-        self._taken.extend(state.corners[k])
-        left = [i for i in range(NUM_CORNERS) if i != k and state.corners[i]]
-        if len(left) == 1:  # the rules take the last packet up at once
-            self._taken.extend(state.corners[left[0]])
 
 
 def _symmetric_key(state: PussState) -> tuple[Any, ...]:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, check_cards, codes, parse_cards, shuffled_deck
-from patience_gym.core import Game, ObsSpec, check_keys
+from patience_gym.core import Chance, Game, ObsSpec, check_keys
 
 NUM_COLUMNS = 7
 NUM_ROWS = 5
@@ -198,6 +198,22 @@ class Golf(Game[GolfState]):
     def score(self, state: GolfState) -> float:
         left = state.links_left
         return float(left if left else -state.stock_left)
+
+    # --- hidden cards ---------------------------------------------------
+    def visible_cards(self, state: GolfState) -> list[int]:
+        """The links and the waste (every card but the stock's)."""
+        return [c for col in state.columns for c in col] + list(state.waste)
+
+    def hidden_count(self, state: GolfState) -> int:
+        return state.stock_left
+
+    def replace_hidden(self, state: GolfState, order: Sequence[int], rng: np.random.Generator | None) -> GolfState:
+        # Built from the links and the waste only: the old stock is not read.
+        return GolfState([col[:] for col in state.columns], state.waste[:], tuple(order), 0)
+
+    def chance_of(self, state: GolfState, action: int) -> Chance | None:
+        """Turning the stock shows one of the unseen cards; playing a link turns nothing."""
+        return Chance(1, tuple(self.unseen_cards(state))) if action == DEAL else None
 
     # --- observation ----------------------------------------------------
     def obs_spec(self, encoding: str) -> ObsSpec:
@@ -383,6 +399,41 @@ class GolfRound(Game[GolfRoundState]):
     def score(self, state: GolfRoundState) -> float:
         running = 0 if self.is_over(state) else self.hole_game.score(state.hole_state)
         return float(sum(state.hole_scores) + running)
+
+    # --- hidden cards ---------------------------------------------------
+    def visible_cards(self, state: GolfRoundState) -> list[int]:
+        """The hole in play's links and waste (the later holes' deals are unseen and independent)."""
+        return self.hole_game.visible_cards(state.hole_state)
+
+    def hidden_count(self, state: GolfRoundState) -> int:
+        return state.hole_state.stock_left
+
+    def replace_hidden(
+        self, state: GolfRoundState, order: Sequence[int], rng: np.random.Generator | None
+    ) -> GolfRoundState:
+        """The hole's stock in ``order``; each later hole dealt afresh from ``rng`` (a full shuffled deck,
+        as :meth:`init` deals it: the player has seen none of them)."""
+        later = NUM_HOLES - 1 - state.hole
+        deals = state.deals[: state.hole + 1]
+        if later:
+            if rng is None:
+                raise ValueError(
+                    f"a round at hole {state.hole + 1} hides {later} later deals: give an rng to deal them"
+                )
+            deals += tuple(tuple(shuffled_deck(rng)) for _ in range(later))
+        hole = self.hole_game.replace_hidden(state.hole_state, order, None)
+        return GolfRoundState(hole, state.hole, state.hole_scores[:], deals)
+
+    def chance_of(self, state: GolfRoundState, action: int) -> Chance | None:
+        """Turning the stock as in a hole; a link played that ends the hole (with holes to come) deals the
+        next hole: its 35 links and first waste card, drawn from a fresh deck."""
+        if action == DEAL:
+            return self.hole_game.chance_of(state.hole_state, action)
+        after = state.hole_state.copy()
+        self.hole_game.apply(after, action)
+        if self.hole_game.is_over(after) and state.hole + 1 < NUM_HOLES:
+            return Chance(NUM_LINKS + 1, tuple(range(52)))
+        return None
 
     def stage(self, state: GolfRoundState) -> tuple[Game[Any], Any]:
         return self.hole_game, state.hole_state

@@ -73,7 +73,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, SUIT, check_cards, codes, parse_card, parse_cards, shuffled_deck
-from patience_gym.core import Game, ObsSpec, check_keys
+from patience_gym.core import Chance, Game, ObsSpec, check_keys
 from patience_gym.games.milligan_tables import (
     CC,
     CC_BASE,
@@ -297,6 +297,7 @@ class MilliganGame(Game[MilliganState]):
 
     obs_encodings = ("ids", "planes")
     num_actions = NUM_ACTIONS
+    deck_copies = 2
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -850,6 +851,30 @@ class MilliganGame(Game[MilliganState]):
 
     def info(self, state: MilliganState) -> dict[str, Any]:
         return {"stock_left": len(state.stock) - state.pos, "idle_moves_left": IDLE_LIMIT - state.idle}
+
+    # --- hidden cards ---------------------------------------------------
+    def visible_cards(self, state: MilliganState) -> list[int]:
+        """The columns, the foundations and the waived cards or the pocket (every card but the stock's)."""
+        cards = [c for col in state.columns for c in col] + list(state.reserve)
+        for slot, height in enumerate(state.found):
+            base = (slot >> 1) * 13  # slots 2s and 2s+1 hold suit s
+            cards.extend(range(base, base + height))
+        return cards
+
+    def hidden_count(self, state: MilliganState) -> int:
+        return state.stock_left
+
+    def replace_hidden(
+        self, state: MilliganState, order: Sequence[int], rng: np.random.Generator | None
+    ) -> MilliganState:
+        world = state.copy()  # the stock is replaced below, never read
+        world.stock = tuple(order)
+        world.pos = 0
+        return world
+
+    def chance_of(self, state: MilliganState, action: int) -> Chance | None:
+        """A deal turns the next eight stock cards, one onto each column; nothing else turns a card."""
+        return Chance(NUM_COLUMNS, tuple(self.unseen_cards(state))) if action == DEAL else None
 
     def is_progress(self, state: MilliganState, action: int) -> bool:
         """True when ``action`` would be a progress event (a deal or a new foundation high)."""

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, RED, codes, parse_card, parse_cards
-from patience_gym.core import Game, ObsSpec, check_keys
+from patience_gym.core import Chance, Game, ObsSpec, check_keys
 
 NUM_CORNERS = 4
 NUM_FOUNDATIONS = 4
@@ -575,6 +575,35 @@ class PussInTheCorner(Game[PussState]):
 
     def is_won(self, state: PussState) -> bool:
         return state.score == 52
+
+    # --- hidden cards ---------------------------------------------------
+    def visible_cards(self, state: PussState) -> list[int]:
+        """The foundations, the packets, the card in hand, and the pack being dealt where the player
+        knows its order: the cards taken up for the redeal (face up), on the second pass the rest of
+        that pack (see :func:`write_pack_order`). Only the first pass's pack is unseen."""
+        cards = [c for pile in state.foundations for c in pile] + [c for packet in state.corners for c in packet]
+        if state.hand >= 0:
+            cards.append(state.hand)
+        return cards + list(state.redeal) + (list(state.pack[state.pos :]) if state.pass_no == 2 else [])
+
+    def hidden_count(self, state: PussState) -> int:
+        return state.pack_left if state.pass_no == 1 else 0
+
+    def replace_hidden(self, state: PussState, order: Sequence[int], rng: np.random.Generator | None) -> PussState:
+        world = state.copy()
+        if state.pass_no == 1:  # the first pass's pack is replaced, never read
+            world.pack = tuple(order)
+            world.pos = 0
+        return world
+
+    def chance_of(self, state: PussState, action: int) -> Chance | None:
+        """A deal turns the next card of the pack: on the first pass one of the unseen cards, on the
+        second the card the player remembers (certain)."""
+        if action != DEAL:
+            return None
+        if state.pass_no == 2:
+            return Chance(1, (state.pack[state.pos],))
+        return Chance(1, tuple(self.unseen_cards(state)))
 
     def score(self, state: PussState) -> float:
         """Cards on the foundations, Aces included (4..52)."""

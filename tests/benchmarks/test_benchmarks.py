@@ -52,7 +52,9 @@ def test_speed_table_marks_targets_against_the_reference():
     assert "| Giant-v0 (`moves`) | 500 | 0.50x | - |" in text
     assert "| Golf-v0 | 5,000 | 5.00x | 4x (met) |" in text
     assert "| Giant-v0 | 1,000 | 1.00x | 2x (missed) |" in text
-    assert "no reference" in to_markdown(rows, None, "test")
+    alone = to_markdown([{**r, "ratio_to_openspiel": None} for r in rows], None, "test")
+    assert "no reference" in alone and "nan" not in alone
+    assert "| Golf-v0 | 5,000 | - | 4x |" in alone  # no reference timed: neither a ratio nor a verdict
 
 
 def test_update_readme_replaces_only_between_its_markers(tmp_path):

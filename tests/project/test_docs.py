@@ -66,3 +66,12 @@ def test_every_documented_python_m_command_names_a_module_of_the_checkout():
     assert len(named) > 10
     missing = sorted((module, where) for module, where in named if importlib.util.find_spec(module) is None)
     assert not missing
+
+
+def test_the_search_page_examples_run():
+    """The determinization and rollout examples of docs/pages/search.md run as written, in order."""
+    blocks = re.findall(r"```python\n(.*?)```", (PAGES / "search.md").read_text(), re.S)
+    assert blocks
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, "search.md", "exec"), namespace)

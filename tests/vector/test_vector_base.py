@@ -7,6 +7,7 @@ import pytest
 from gymnasium.utils import seeding
 
 from patience_gym.vector import rng as vrng
+from tests.helpers.vector import canonical, reached_positions
 
 SEEDS = [*range(300), 2**40 + 7, 123456789012345678901234567890]
 
@@ -283,38 +284,6 @@ def test_batched_reset_options_must_be_a_dict(options: object) -> None:
 
 
 # --- positions in and out: get_state / set_state ------------------------------------------------------
-def _canonical(state: dict) -> dict:
-    """``state`` with a Golf waste's cards beneath the top in card order (the engine keeps the waste as a set)."""
-    from patience_gym.cards import parse_card
-
-    out = dict(state)
-    if "waste" in out:
-        *below, top = out["waste"]
-        out["waste"] = sorted(below, key=parse_card) + [top]
-    if "hole_state" in out:
-        out["hole_state"] = _canonical(out["hole_state"])
-    return out
-
-
-def _reached_positions(env_id: str, count: int, seed: int) -> list[dict]:
-    """``count`` positions met by the single env in masked-random games (at random depths), as state dicts."""
-    import gymnasium as gym
-
-    from tests.helpers import masked_random_action
-
-    env = gym.make(env_id, max_episode_steps=None)
-    rng = np.random.default_rng(seed)
-    positions = []
-    for k in range(count):
-        _, info = env.reset(seed=seed * 100 + k)
-        for _ in range(int(rng.integers(0, rng.choice([20, 80, 250])))):
-            _, _, terminated, _, info = env.step(masked_random_action(rng, info["action_mask"]))
-            if terminated or (getattr(env.unwrapped.state, "redeal", None) and rng.random() < 0.3):
-                break  # (Puss in the Corner: often stop while the packets are being taken up)
-        positions.append(env.unwrapped.state_dict())
-    return positions
-
-
 @pytest.mark.parametrize("env_id", BATCHED)
 def test_set_state_plays_as_the_single_env_from_that_position(env_id: str, masked_random_action) -> None:
     """Positions reached by the single env: ``set_state`` then ``get_state`` gives them back; the engine's
@@ -326,14 +295,14 @@ def test_set_state_plays_as_the_single_env_from_that_position(env_id: str, maske
 
     cls = batched_game_class(env_id)
     n = 12
-    positions = _reached_positions(env_id, n, seed=len(env_id))
+    positions = reached_positions(env_id, n, seed=len(env_id))
     for encoding in cls.encodings:
         game = cls(n, obs_encoding=encoding)
         singles = [gym.make(env_id, obs_encoding=encoding, max_episode_steps=None) for _ in range(n)]
         obs, masks = [], []
         for i, (env, state) in enumerate(zip(singles, positions)):
             game.set_state(i, state)
-            assert game.get_state(i) == _canonical(state)
+            assert game.get_state(i) == canonical(state)
             o, info = env.reset(options={"state": state})
             obs.append(o)
             masks.append(info["action_mask"].astype(bool))
@@ -348,7 +317,7 @@ def test_set_state_plays_as_the_single_env_from_that_position(env_id: str, maske
             for i in np.flatnonzero(live):
                 o, r, term, _, info = singles[i].step(actions[i])
                 assert (r, term, info["score"], info["won"]) == (reward[i], terminated[i], scores[i], won[i])
-                assert np.array_equal(o, got[i]) and game.get_state(i) == _canonical(singles[i].unwrapped.state_dict())
+                assert np.array_equal(o, got[i]) and game.get_state(i) == canonical(singles[i].unwrapped.state_dict())
                 masks[i] = info["action_mask"].astype(bool)
                 live[i] = not term
         assert np.array_equal(game.masks()[live], np.stack(masks)[live])
