@@ -26,8 +26,6 @@ Usage: ``python -m benchmarks.golf_solver [--deals 10000] [--seed 0] [--rounds 1
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,7 +35,7 @@ import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluation.evaluate import format_share, mean_ci95, wilson_ci95
-from agents.evaluation.sharding import BACKENDS, backend_session, run_sharded
+from agents.evaluation.sharding import BACKENDS, backend_session, run_resumable
 from agents.solvers.golf import HAVE_FAST, solve
 from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
@@ -86,27 +84,6 @@ def solve_shard(shard: Shard) -> dict[str, Any]:
     return {"shard": asdict(shard), "scores": scores, "not_proven": unproven, "nodes": nodes, "seconds": seconds}
 
 
-def load_shard(path: Path, shard: Shard) -> dict[str, Any] | None:
-    """A finished shard kept at ``path``, or None when there is none; a file for another shard is an error."""
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"kept shard {path} is not valid JSON ({exc}): delete it to solve the shard again") from exc
-    if data.get("shard") != asdict(shard) or len(data.get("scores", ())) != shard.count:
-        raise ValueError(f"kept shard {path} does not hold the deals of {shard}: delete it to solve them again")
-    return data  # type: ignore[no-any-return]
-
-
-def keep_shard(path: Path, data: dict[str, Any]) -> None:
-    """Write a finished shard atomically: a run killed mid-write leaves no half file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data) + "\n")
-    os.replace(tmp, path)
-
-
 def solve_sharded(
     rules: str,
     deals: int,
@@ -131,18 +108,7 @@ def solve_sharded(
         Shard(rules, seed, start, min(shard_size, deals - start), max_nodes, fast)
         for start in range(0, deals, shard_size)
     ]
-    results: list[dict[str, Any] | None] = [
-        load_shard(state_dir / s.filename, s) if state_dir else None for s in shards
-    ]
-    todo = [i for i, r in enumerate(results) if r is None]
-
-    def finished(k: int, data: dict[str, Any]) -> None:
-        results[todo[k]] = data
-        if state_dir is not None:
-            keep_shard(state_dir / shards[todo[k]].filename, data)
-
-    run_sharded(solve_shard, [shards[i] for i in todo], backend, address, workers, on_result=finished)
-    return [r for r in results if r is not None], len(todo)
+    return run_resumable(solve_shard, shards, state_dir, "scores", backend, address, workers)
 
 
 def solve_deals(

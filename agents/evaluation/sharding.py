@@ -15,10 +15,13 @@ recording (:func:`agents.training.imitation.collect`) and the benchmarks hand it
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -118,6 +121,68 @@ def run_sharded(
     with backend_session(backend, address, workers, runtime_env) as slots:
         # ``workers`` caps the tasks in flight; else keep two per CPU queued so no worker waits on this loop
         return _run_ray(task_fn, shards, slots if workers else 2 * slots, on_result)
+
+
+class KeptShard(Protocol):
+    """A shard of deals whose result can be kept on disk: a dataclass with a file name and a deal count."""
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def filename(self) -> str: ...
+
+
+def load_kept(path: Path, shard: Any, items: str) -> dict[str, Any] | None:
+    """The finished ``shard`` kept at ``path`` (its ``items`` list one entry per deal), or None when there
+    is none; ValueError naming the file where it is not valid JSON or holds another shard."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"kept shard {path} is not valid JSON ({exc}): delete it to solve the shard again") from exc
+    if data.get("shard") != dataclasses.asdict(shard) or len(data.get(items, ())) != shard.count:
+        raise ValueError(f"kept shard {path} does not hold the deals of {shard}: delete it to solve them again")
+    return data  # type: ignore[no-any-return]
+
+
+def keep(path: Path, data: dict[str, Any]) -> None:
+    """Write a finished shard's result atomically: a run killed mid-write leaves no half file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data) + "\n")
+    os.replace(tmp, path)
+
+
+def run_resumable(
+    task_fn: Callable[[Any], dict[str, Any]],
+    shards: Sequence[KeptShard],
+    state_dir: Path | None,
+    items: str,
+    backend: str = "serial",
+    address: str | None = None,
+    workers: int | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """Every shard's result, in shard order, and how many were run now rather than read back.
+
+    ``task_fn(shard)`` returns a JSON-able dict holding ``"shard": dataclasses.asdict(shard)`` and a list
+    ``items`` with one entry per deal. Shards kept in ``state_dir`` (one file each, ``shard.filename``) are
+    read back, not run; the others run on ``backend`` (:func:`run_sharded`) and each is kept there as it
+    finishes, so an interrupted run loses no finished shard and never counts a deal twice.
+    """
+    results: list[dict[str, Any] | None] = [
+        load_kept(state_dir / s.filename, s, items) if state_dir else None for s in shards
+    ]
+    todo = [i for i, r in enumerate(results) if r is None]
+
+    def finished(k: int, data: dict[str, Any]) -> None:
+        results[todo[k]] = data
+        if state_dir is not None:
+            keep(state_dir / shards[todo[k]].filename, data)
+
+    run_sharded(task_fn, [shards[i] for i in todo], backend, address, workers, on_result=finished)
+    return [r for r in results if r is not None], len(todo)
 
 
 def _run_processes(

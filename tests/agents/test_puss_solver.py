@@ -15,6 +15,7 @@ from agents.registry import make_agent
 from agents.solvers.puss import PussSolution, PussSolverAgent, solve, upper_bound
 from patience_gym.cards import CODE, RANK, RED
 from patience_gym.games.puss import ACES, MERGE, TAKE, PussInTheCorner, PussState
+from tests.helpers import play_line
 from tests.helpers.puss import greedy_loses
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
@@ -112,15 +113,7 @@ def sevens_position(rng: np.random.Generator) -> tuple[PussInTheCorner, PussStat
 
 def replay(game: PussInTheCorner, state: PussState, moves: list[int]) -> tuple[float, bool]:
     """Final score and win of ``moves`` played in the registered env from ``state``."""
-    env = gym.make(ENV_ID, **vars(game.options))
-    env.reset(options={"state": game.to_dict(state)})
-    terminated = truncated = False
-    info: dict[str, Any] = {}
-    for action in moves:
-        assert not (terminated or truncated), "the line goes on after the game ended"
-        _, _, terminated, truncated, info = env.step(action)
-        assert not info["illegal_action"]
-    assert terminated, "the line stops before the end of the game"
+    info = play_line(ENV_ID, game, state, moves)
     return float(info["score"]), bool(info["won"])
 
 

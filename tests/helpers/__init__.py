@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
+from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 #: The ``run_benchmark`` fixture's type (tests/benchmarks/conftest.py): ``python -m <module> <args>`` from the root.
@@ -19,3 +21,18 @@ def masked_random_action(rng: np.random.Generator, mask: np.ndarray) -> int:
     legal = np.flatnonzero(mask)
     assert len(legal) > 0, "mask is all-False while the game is live"
     return int(legal[rng.integers(len(legal))])
+
+
+def play_line(env_id: str, game: Any, state: Any, moves: list[int]) -> dict[str, Any]:
+    """``moves`` played in the registered env from ``state`` (its rule options): each legal, none after
+    the end, and the game over after the last; the last step's info (``score``, ``won``)."""
+    env = gym.make(env_id, **vars(game.options))
+    env.reset(options={"state": game.to_dict(state)})
+    terminated = truncated = False
+    info: dict[str, Any] = {}
+    for action in moves:
+        assert not (terminated or truncated), "the line goes on after the game ended"
+        _, _, terminated, truncated, info = env.step(action)
+        assert not info["illegal_action"]
+    assert terminated, "the line stops before the end of the game"
+    return info

@@ -1,0 +1,498 @@
+"""Miss Milligan, Giant and the pocket version solved with perfect knowledge of the stock: won, lost or undecided.
+
+A depth-first search over the rules' own moves (``game.legal_actions``,
+``game.apply`` on ``state.copy()``), so the progress rule of
+:mod:`patience_gym.games.milligan` (at most 50 idle moves and no repeated
+position between two progress events) holds on every line it plays, and a
+winning line replays in the env as it is. The verdict is ``"won"`` (with the
+line), ``"lost"`` (proved: the search space was exhausted, every pruning below
+keeping every win) or ``"undecided"`` (the budget ran out).
+
+**Why the transposition table is exact.** The legal moves depend on the
+position (columns, foundations, reserve, waived card's origin: the rules'
+fingerprint ``state.hash``), on ``best`` (which foundation moves are progress),
+on the idle moves made and on the positions seen since the last progress
+event. (The stock's place is fixed by the position: the cards in play are the
+first eight plus the dealt ones.) Call a position reached right after a
+progress event *clean*: its idle count is 0 and it has seen only itself, so
+its value depends on the position and ``best`` alone. Call the *idle graph*
+the moves of one segment (between two progress events) without the
+repetition and idle limits; it depends on the position and ``best`` only.
+
+1. A clean position is won iff some position ``Q`` at idle-graph distance
+   ``d <= 50`` from it has a progress move to a won clean position. (If so, a
+   shortest path to ``Q`` never repeats a position, so the rules allow it and
+   the progress move after it; conversely every line's idle moves up to its
+   next progress event are such a path.) So a winning line never needs to
+   revisit a position, and reaching a position with fewer idle moves is
+   never worse than with more.
+2. The table maps ``(position, best)`` to the fewest idle moves with which
+   the position has been expanded (all its moves tried; the entry is made
+   when the expansion starts, and while it runs the position cannot be met
+   again: not in its own segment, where the rules forbid the repetition, nor
+   in a later one, whose key differs), and a position met again with at
+   least that many is not searched again. Within a segment
+   this is depth-bounded reachability with re-expansion at a smaller depth:
+   by induction along a shortest path, every ``Q`` at distance ``d`` gets
+   expanded with exactly ``d`` idle moves (the move to the next position on
+   the path can be masked as a repetition only if that position lies on the
+   current line with fewer idle moves, where it was expanded itself), so
+   every progress move within reach is tried. Each progress event raises
+   the stock's place or ``best`` and neither ever falls, so two segments
+   sharing a key ``(position, best)`` are never one inside the other: when
+   a position is met with an entry ``i`` from another segment, that segment
+   has been searched to the end without a win, so every progress move within
+   ``50 - i`` idle moves of the position was tried there and lost.
+3. The root may carry its own seen set and idle count; its segment is then
+   searched on the idle graph minus the positions it has seen (that segment
+   shares keys with no other), and the symmetry below is not used in it.
+
+**Pruning** (each can be switched off, ``prune=()``; tests compare verdicts):
+
+* ``"symmetry"`` (the two packs' identical cards and the columns): positions
+  are keyed by card faces, so the two copies of a card are never told apart
+  (and the rules keep the two foundation slots of a suit canonical). Once the
+  stock is out nothing tells the columns apart but the waived card's origin,
+  so the whole game is unchanged by permuting columns (the origin moving
+  with its column): the table keys such positions by the sorted columns, and
+  of several moves of the same cards into empty columns (not the origin) only
+  the one to the first is tried. Both keep every win: the argument of 2 goes
+  through with "some column permutation of ``Q`` was expanded with at most
+  ``d`` idle moves", since permuted positions have permuted moves and equal
+  values.
+* ``"bound"`` (the idle limit): once the stock is out, the next progress event
+  needs some card not on the foundations to go up first, and before that
+  every maximal built run above it in its column must leave (a move takes a
+  built run from a column's foot, so no move takes cards of two of those
+  runs); in Giant and the pocket version at least ``best - total`` idle
+  foundation moves come first too. A position whose idle count plus the larger
+  of the two (not their sum: some uncovering moves may be such foundation
+  moves) exceeds 50 can make no more progress and is not searched. (A candidate: a
+  card that fits a foundation now; where foundation cards come down, any
+  card at most one above its suit's highest pile.)
+
+**No safe-move rule.** Playing a "safe" card to a foundation at once (no card
+can ever be packed on it) is what other solvers do, but under the progress
+rule the usual proof fails: copying a winning line after the early move loses
+the progress event the line had when it played that card later, so the idle
+stretches before and after that event count as one, which may exceed 50 idle
+moves (and positions differing only in that card's place repeat). Without a
+proof, foundation moves are only ordered first, never forced.
+
+**Dives.** Before the search, the greedy baseline's own game
+(:class:`patience_gym.heuristics.milligan_greedy.GreedyRules`) is played from the
+position, then up to ``dives - 1`` more in which each move is, with chance
+:data:`NOISE`, a random legal move instead (a fixed seed, so a node budget gives
+the same result every time), until :data:`DIVE_SHARE` of either budget is
+spent; the first that wins gives the line. Dives only ever find wins (a lost
+one proves nothing); the exact search below has the rest of the budget.
+``dives=0`` leaves everything to the search.
+
+**Move ordering** (never changes a proved verdict): progress foundation moves;
+idle foundation moves (back up to ``best``); moves of a whole run that uncover a
+card (one fitting a foundation first); moves out of the reserve; the deal;
+then every other move.
+
+``nodes`` counts positions expanded and the dives' moves (at most
+``max_nodes``); ``max_seconds`` is checked every 256 nodes. The table keys are
+64-bit fingerprints (the rules' Zobrist fingerprint, or a hash of the position
+up to column permutations), so a false match, which could cut a line, has odds
+of about ``n**2 / 2**65`` over ``n`` positions (below one in 10^7 for a
+million); the rules' own repetition check takes the same kind of risk.
+
+    python -m agents.solvers.milligan --game giant --seeds 0-19 --max-seconds 3
+
+solves the deals of ``reset(seed=0..19)`` and prints each verdict and the totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from patience_gym.cards import RANK
+from patience_gym.games.milligan import IDLE_LIMIT, MilliganGame, MilliganState
+from patience_gym.games.milligan_tables import (
+    CC,
+    CF,
+    DEAL,
+    FC,
+    FITS,
+    MAX_RUN,
+    NUM_COLUMNS,
+    RC,
+    RF,
+    SUIT2,
+    TOTAL_CARDS,
+)
+from patience_gym.heuristics.milligan_greedy import GreedyRules
+from patience_gym.records import GameRecord, RecordEpisodes
+
+#: The prunings :func:`solve` uses by default (all of them).
+PRUNINGS = ("symmetry", "bound")
+#: Greedy games played before the search (see "Dives" in the module docstring), and the chance of a
+#: random move in each but the first.
+DIVES = 200
+NOISE = 0.05
+#: The share of either budget the dives may spend (the search has the rest).
+DIVE_SHARE = 0.5
+#: Node budget when neither budget is given.
+DEFAULT_MAX_NODES = 200_000
+#: Env ids by game name.
+ENV_IDS = {
+    "miss_milligan": "patience_gym/MissMilligan-v0",
+    "giant": "patience_gym/Giant-v0",
+    "miss_milligan_pocket": "patience_gym/MissMilliganPocket-v0",
+}
+_TIME_CHECK = 256
+_MASK64 = (1 << 64) - 1
+_SYMMETRIC = 1 << 71  # marks the keys of positions taken up to column permutations
+_CC_SPAN = (NUM_COLUMNS - 1) * MAX_RUN
+
+
+@dataclass
+class MilliganSolution:
+    """What the search found from one position."""
+
+    verdict: str  #: "won", "lost" (proved) or "undecided" (the budget ran out first)
+    moves: list[int] = field(repr=False)  #: env actions from the position to a won one ([] unless won)
+    nodes: int  #: positions expanded, and moves of the dives
+    seconds: float
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+def _check_budget(name: str, value: Any, integer: bool) -> None:
+    if value is None:
+        return
+    kind = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kind) or not value > 0 or not math.isfinite(value):
+        what = "a positive integer" if integer else "a positive number of seconds"
+        raise ValueError(f"{name} must be {what} (or None), got {value!r}")
+
+
+def _destination(action: int) -> int:
+    """The column an action moves cards into, or -1."""
+    if action < RC:
+        i, rest = divmod(action - CC, _CC_SPAN)
+        jj = rest // MAX_RUN
+        return jj if jj < i else jj + 1
+    if action < RC + NUM_COLUMNS * MAX_RUN:
+        return (action - RC) // MAX_RUN
+    if FC <= action < DEAL:
+        return (action - FC) % NUM_COLUMNS
+    return -1
+
+
+def idle_needed(game: MilliganGame, state: MilliganState) -> int:
+    """Fewest idle moves before the next progress event can come (0 while the stock lasts); see ``"bound"``."""
+    if state.pos < len(state.stock):
+        return 0
+    found = state.found
+    down = game.down != "never"
+
+    def candidate(c: int) -> bool:
+        r = RANK[c] - 1
+        s = SUIT2[c]
+        if down:
+            return r <= max(found[s], found[s + 1])
+        return found[s] == r or found[s + 1] == r
+
+    best = 1 << 30
+    reserve = state.reserve
+    if reserve:
+        if candidate(reserve[-1]):
+            best = 0
+        elif any(candidate(c) for c in reserve):
+            best = 1
+    for col in state.columns:
+        n = len(col)
+        if not n or best == 0:
+            continue
+        blocks = 0
+        for r in range(n - 1, -1, -1):
+            if blocks >= best:
+                break
+            if candidate(col[r]):
+                best = blocks
+                break
+            if r == n - 1 or not FITS[col[r] * 52 + col[r + 1]]:
+                blocks += 1
+    return max(best, state.best - state.total)
+
+
+class _Search:
+    """One search from one root (see the module docstring)."""
+
+    def __init__(
+        self,
+        game: MilliganGame,
+        root: MilliganState,
+        max_nodes: int | None,
+        max_seconds: float | None,
+        prune: Collection[str],
+    ) -> None:
+        self.game = game
+        self.root = root
+        self.max_nodes = max_nodes if max_nodes is not None else 1 << 62
+        self.start = time.perf_counter()
+        self.deadline = self.start + max_seconds if max_seconds is not None else None
+        self.symmetry = "symmetry" in prune
+        self.bound = "bound" in prune
+        self.nodes = 0
+        # the root's own segment, when its seen set restricts it (no symmetry there)
+        self.restricted = (root.pos, root.best) if len(root.seen) > 1 else None
+
+    def symmetric(self, state: MilliganState) -> bool:
+        """Whether the column permutations may be used at ``state``."""
+        return (
+            self.symmetry
+            and state.pos >= len(state.stock)
+            and (self.restricted is None or (state.pos, state.best) != self.restricted)
+        )
+
+    @staticmethod
+    def key(state: MilliganState, symmetric: bool) -> int:
+        """The table key: fingerprint and ``best``, or (``symmetric``) a 64-bit hash of the position up to
+        column permutations (bit 71 set, so the two kinds never meet)."""
+        if not symmetric:
+            return state.hash << 7 | state.best
+        origin = state.origin
+        cols = sorted((tuple(c), j == origin) for j, c in enumerate(state.columns))
+        return hash((state.best, tuple(state.found), tuple(state.reserve), *cols)) & _MASK64 | _SYMMETRIC
+
+    def moves(self, state: MilliganState, symmetric: bool) -> list[int]:
+        """The legal moves worth trying, best first (see "Move ordering")."""
+        acts = self.game.legal_actions(state)
+        cols = state.columns
+        if symmetric:
+            empties = [j for j in range(NUM_COLUMNS) if not cols[j] and j != state.origin]
+            if len(empties) > 1:
+                spare = set(empties[1:])
+                acts = [a for a in acts if _destination(a) not in spare]
+        at_best = state.total == state.best
+        found = state.found
+        ranked = []
+        for a in acts:
+            if CF <= a <= RF:
+                rank = 0 if at_best else 1
+            elif a < RC:
+                i, rest = divmod(a - CC, _CC_SPAN)
+                k = rest % MAX_RUN + 1
+                col = cols[i]
+                n = len(col)
+                if k == state.runs[i] and n > k:
+                    c = col[n - k - 1]
+                    s = SUIT2[c]
+                    r = RANK[c] - 1
+                    rank = 2 if found[s] == r or found[s + 1] == r else 3
+                else:
+                    rank = 6
+            elif a < RC + NUM_COLUMNS * MAX_RUN:
+                rank = 4
+            elif a == DEAL:
+                rank = 5
+            else:
+                rank = 6
+            ranked.append((rank, a))
+        ranked.sort()
+        return [a for _, a in ranked]
+
+    def tick(self) -> None:
+        if self.nodes >= self.max_nodes:
+            raise _OutOfBudget
+        self.nodes += 1
+        if self.deadline is not None and self.nodes % _TIME_CHECK == 0 and time.perf_counter() > self.deadline:
+            raise _OutOfBudget
+
+    def greedy(self, rng: np.random.Generator | None = None) -> list[int] | None:
+        """The greedy baseline's game from the root (a node per move), a random legal move instead of its
+        choice with chance :data:`NOISE` when ``rng`` is given: its line if it wins, else None."""
+        game = self.game
+        state = self.root.copy()
+        rules = GreedyRules()
+        line = []
+        while not game.is_over(state):
+            self.tick()
+            action = rules.choose(game, state, game.legal_mask(state))
+            if rng is not None and rng.random() < NOISE:
+                acts = game.legal_actions(state)
+                action = acts[int(rng.integers(len(acts)))]
+            game.apply(state, action)
+            line.append(action)
+        return line if game.is_won(state) else None
+
+    def run(self, dives: int) -> list[int] | None:
+        """A winning line, or None when the search space is exhausted (raises :class:`_OutOfBudget`)."""
+        if self.root.total == TOTAL_CARDS:
+            return []
+        rng = np.random.default_rng(0)
+        for n in range(dives):
+            if n and self.dives_spent():
+                break
+            line = self.greedy(rng if n else None)
+            if line is not None:
+                return line
+        return self.dfs()
+
+    def dives_spent(self) -> bool:
+        """Whether the dives' share (:data:`DIVE_SHARE`) of either budget is spent."""
+        if self.nodes >= DIVE_SHARE * self.max_nodes:
+            return True
+        now = time.perf_counter()
+        return self.deadline is not None and now - self.start > DIVE_SHARE * (self.deadline - self.start)
+
+    def dfs(self) -> list[int] | None:
+        """The exact depth-first search (see the module docstring)."""
+        game = self.game
+        root = self.root
+        self.tick()
+        table: dict[int, int] = {}
+        sym = self.symmetric(root)
+        table[self.key(root, sym)] = root.idle
+        stack: list[tuple[MilliganState, list[int], list[int]]] = [(root, self.moves(root, sym), [0])]
+        path: list[int] = []
+        bound = self.bound
+        while stack:
+            state, acts, at = stack[-1]
+            i = at[0]
+            if i == len(acts):
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            at[0] = i + 1
+            action = acts[i]
+            child = state.copy()
+            game.apply(child, action)
+            if child.total == TOTAL_CARDS:
+                path.append(action)
+                return path
+            sym = self.symmetric(child)
+            key = self.key(child, sym)
+            done = table.get(key)
+            if done is not None and done <= child.idle:
+                continue
+            if bound and child.idle + idle_needed(game, child) > IDLE_LIMIT:
+                continue
+            self.tick()
+            table[key] = child.idle
+            stack.append((child, self.moves(child, sym), [0]))
+            path.append(action)
+        return None
+
+
+def solve(
+    game: MilliganGame,
+    state: MilliganState,
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+    prune: Collection[str] = PRUNINGS,
+    dives: int = DIVES,
+) -> MilliganSolution:
+    """Search ``state`` (its stock order known) for a win within the budgets; see the module docstring.
+
+    ``max_nodes``: positions to expand at most; ``max_seconds``: wall-clock limit. Each must be positive
+    when given; with neither, ``max_nodes`` is :data:`DEFAULT_MAX_NODES`. ``prune``: the prunings to use,
+    of :data:`PRUNINGS` (tests switch them off; none changes a verdict). ``dives``: games of the greedy
+    baseline to play first (the first as it is, the others with noise; see the module docstring); 0 leaves
+    everything to the search.
+    """
+    if not isinstance(game, MilliganGame):
+        raise TypeError(f"solve() plays the Miss Milligan family, got {type(game).__name__}")
+    _check_budget("max_nodes", max_nodes, integer=True)
+    _check_budget("max_seconds", max_seconds, integer=False)
+    unknown = set(prune) - set(PRUNINGS)
+    if isinstance(prune, str) or unknown:
+        raise ValueError(f"prune must be a collection of {PRUNINGS}, got {prune!r}")
+    if isinstance(dives, bool) or not isinstance(dives, int) or dives < 0:
+        raise ValueError(f"dives must be a whole number of games (0 or more), got {dives!r}")
+    if max_nodes is None and max_seconds is None:
+        max_nodes = DEFAULT_MAX_NODES
+    start = time.perf_counter()
+    search = _Search(game, state.copy(), max_nodes, max_seconds, prune)
+    try:
+        line = search.run(dives)
+    except _OutOfBudget:
+        return MilliganSolution("undecided", [], search.nodes, time.perf_counter() - start)
+    verdict = "lost" if line is None else "won"
+    return MilliganSolution(verdict, line or [], search.nodes, time.perf_counter() - start)
+
+
+def deal(env_id: str, seed: int, **env_kwargs: Any) -> tuple[MilliganGame, MilliganState]:
+    """The rules and the deal of ``reset(seed=seed)`` in the registered env."""
+    env = gym.make(env_id, **env_kwargs)
+    env.reset(seed=seed)
+    unwrapped: Any = env.unwrapped
+    return unwrapped.game, unwrapped.state
+
+
+def solution_record(
+    env_id: str,
+    moves: list[int],
+    seed: int | None = None,
+    state: Mapping[str, Any] | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+) -> GameRecord:
+    """A game record of ``moves`` played in the env from the deal of ``seed`` or from ``state`` (a state dict).
+
+    Raises ``ValueError`` if a move is illegal there (the record then could not be replayed).
+    """
+    env = RecordEpisodes(gym.make(env_id, **dict(env_kwargs or {})), agent="solver")
+    env.reset(seed=seed, options=None if state is None else {"state": dict(state)})
+    for i, action in enumerate(moves):
+        _, _, terminated, truncated, info = env.step(action)
+        if info["illegal_action"]:
+            raise ValueError(f"move {i} ({action}) of the line is illegal")
+        if (terminated or truncated) and i < len(moves) - 1:
+            raise ValueError("the line goes on after the game ended")
+    assert env.record is not None
+    return env.record
+
+
+def _seeds(text: str) -> list[int]:
+    """``"0-19"`` or ``"3,5,8"``."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        seeds.extend(range(int(lo), int(hi or lo) + 1))
+    return seeds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=sorted(ENV_IDS), default="miss_milligan")
+    parser.add_argument("--seeds", default="0", help="deals of reset(seed=...): 0-19 or 3,5,8")
+    parser.add_argument("--max-nodes", type=int)
+    parser.add_argument("--max-seconds", type=float)
+    parser.add_argument("--dives", type=int, default=DIVES, help="greedy games before the search (0: none)")
+    parser.add_argument("--moves", action="store_true", help="print each winning line")
+    args = parser.parse_args(argv)
+    counts = {"won": 0, "lost": 0, "undecided": 0}
+    nodes = 0
+    seconds = 0.0
+    for seed in _seeds(args.seeds):
+        game, state = deal(ENV_IDS[args.game], seed)
+        sol = solve(game, state, args.max_nodes, args.max_seconds, dives=args.dives)
+        counts[sol.verdict] += 1
+        nodes += sol.nodes
+        seconds += sol.seconds
+        print(f"seed {seed}: {sol.verdict}, {len(sol.moves)} moves, {sol.nodes} nodes, {sol.seconds:.2f} s", flush=True)
+        if args.moves and sol.moves:
+            print("  " + " ".join(game.describe_action(a) for a in sol.moves))
+    rate = nodes / seconds if seconds else 0.0
+    print(f"{args.game}: {counts}; {nodes} nodes in {seconds:.1f} s ({rate:.0f} nodes/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

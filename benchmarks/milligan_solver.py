@@ -1,0 +1,260 @@
+"""Perfect knowledge in the Miss Milligan family: the share of deals won, proved lost and undecided.
+
+Deal ``i`` of a game is ``reset(seed=seed + i)`` of its env, the deals the evaluation tool plays. The
+solver (:mod:`agents.solvers.milligan`) searches each deal with its stock known, within a per-deal
+budget of positions (``--max-nodes``: the same verdicts on any machine) and, if given, seconds. Every
+winning line is replayed in a fresh env under the rules (the progress rule included) to a won game, and
+with ``--records DIR`` kept as a game record (``patience_gym.records``). The greedy baseline plays the
+same deals: a deal it wins can never be proved lost (checked). Shares carry Wilson 95% intervals.
+
+The deals are cut into shards (``--shard-size``) run on a backend (``--backend process`` or ``ray``,
+``--workers N``); with ``--state-dir`` each finished shard is kept there as one JSON file (written
+atomically) and a rerun of the same command reads them back instead of solving them again, so an
+interrupted run loses no finished shard and never counts a deal twice. The figures do not depend on
+the backend, the shard size or the resuming (given a node budget only).
+
+Writes ``benchmarks/results/milligan_solver.json`` and ``.md``.
+
+Usage: ``python -m benchmarks.milligan_solver [--games miss_milligan giant miss_milligan_pocket] [--deals 100]
+[--seed 0] [--max-nodes 100000] [--max-seconds S] [--shard-size 10] [--backend serial|process|ray]
+[--workers N] [--address ADDR] [--state-dir DIR] [--records DIR] [--out DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+import patience_gym  # noqa: F401 - registers the envs
+from agents.baselines.greedy_milligan import MilliganGreedy
+from agents.evaluation.evaluate import format_share, wilson_ci95
+from agents.evaluation.sharding import BACKENDS, run_resumable
+from agents.solvers.milligan import ENV_IDS, solution_record, solve
+from agents.training.report import machine_description
+from benchmarks import RESULTS, write_results
+from patience_gym.records import save_record
+
+VERDICTS = ("won", "lost", "undecided")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Deals ``start .. start+count-1`` (seeds ``seed + start ..``) of one game under one budget: one task."""
+
+    game: str
+    seed: int
+    start: int
+    count: int
+    max_nodes: int | None
+    max_seconds: float | None
+
+    @property
+    def filename(self) -> str:
+        budget = f"nodes{self.max_nodes}" + (f"-s{self.max_seconds:g}" if self.max_seconds else "")
+        return f"{self.game}-seed{self.seed}-{self.start:06d}+{self.count}-{budget}.json"
+
+
+def greedy_result(game: Any, state: Any) -> tuple[int, bool]:
+    """The greedy baseline's cards on the foundations and win on a deal (played on a copy)."""
+    state = state.copy()
+    greedy = MilliganGreedy()
+    while not game.is_over(state):
+        game.apply(state, greedy.choose(game, state, game.legal_mask(state)))
+    return int(game.score(state)), game.is_won(state)
+
+
+def replay_won(env: gym.Env[Any, Any], seed: int, moves: list[int]) -> None:
+    """Play ``moves`` from the deal of ``seed``; RuntimeError unless they are legal and win the game."""
+    env.reset(seed=seed)
+    info: dict[str, Any] = {"won": False}
+    for i, action in enumerate(moves):
+        _, _, terminated, truncated, info = env.step(action)
+        if info["illegal_action"] or ((terminated or truncated) and i < len(moves) - 1):
+            raise RuntimeError(f"deal {seed}: the solver's line breaks the rules at move {i} ({action})")
+    if not info["won"]:
+        raise RuntimeError(f"deal {seed}: the solver's line of {len(moves)} moves does not win")
+
+
+def solve_shard(shard: Shard) -> dict[str, Any]:
+    """Each deal of the shard: the solver's verdict (a won line replayed), nodes, seconds, and the greedy's game."""
+    env_id = ENV_IDS[shard.game]
+    env = gym.make(env_id)
+    replay_env = gym.make(env_id)
+    deals = []
+    for i in range(shard.start, shard.start + shard.count):
+        seed = shard.seed + i
+        env.reset(seed=seed)
+        game, state = env.unwrapped.game, env.unwrapped.state  # type: ignore[attr-defined]
+        found = solve(game, state, shard.max_nodes, shard.max_seconds)
+        if found.verdict == "won":
+            replay_won(replay_env, seed, found.moves)
+        greedy_cards, greedy_won = greedy_result(game, state)
+        if greedy_won and found.verdict == "lost":
+            raise RuntimeError(f"deal {seed} of {shard.game}: the greedy wins it, the solver claims it lost")
+        deals.append(
+            {
+                "seed": seed,
+                "verdict": found.verdict,
+                "moves": found.moves,
+                "nodes": found.nodes,
+                "seconds": found.seconds,
+                "greedy_cards": greedy_cards,
+                "greedy_won": greedy_won,
+            }
+        )
+    return {"shard": asdict(shard), "deals": deals}
+
+
+def summarise(game: str, deals: list[dict[str, Any]]) -> dict[str, Any]:
+    """Shares with Wilson intervals, the greedy's wins on the same deals, and the solver's time per deal."""
+    n = len(deals)
+    out: dict[str, Any] = {"game": game, "env": ENV_IDS[game], "deals": n}
+    for verdict in VERDICTS:
+        count = sum(d["verdict"] == verdict for d in deals)
+        out[verdict] = count
+        out[f"{verdict}_share"] = count / n
+        out[f"{verdict}_ci95"] = wilson_ci95(count, n)
+    greedy = sum(d["greedy_won"] for d in deals)
+    seconds = [d["seconds"] for d in deals]
+    nodes = sum(d["nodes"] for d in deals)
+    out.update(
+        greedy_won=greedy,
+        greedy_won_share=greedy / n,
+        greedy_won_ci95=wilson_ci95(greedy, n),
+        solver_won_greedy_lost=sum(d["verdict"] == "won" and not d["greedy_won"] for d in deals),
+        greedy_won_solver_undecided=sum(d["greedy_won"] and d["verdict"] == "undecided" for d in deals),
+        seconds_mean=statistics.fmean(seconds),
+        seconds_median=statistics.median(seconds),
+        seconds_max=max(seconds),
+        nodes_per_second=nodes / max(sum(seconds), 1e-9),
+        mean_line_moves=statistics.fmean([len(d["moves"]) for d in deals if d["verdict"] == "won"] or [0]),
+    )
+    return out
+
+
+def measure(
+    game: str,
+    deals: int,
+    seed: int,
+    max_nodes: int | None,
+    max_seconds: float | None,
+    *,
+    shard_size: int = 10,
+    backend: str = "serial",
+    address: str | None = None,
+    workers: int | None = None,
+    state_dir: Path | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The summary of ``deals`` deals of ``game`` and the per-deal rows (in deal order)."""
+    shards = [
+        Shard(game, seed, start, min(shard_size, deals - start), max_nodes, max_seconds)
+        for start in range(0, deals, shard_size)
+    ]
+    parts, solved = run_resumable(solve_shard, shards, state_dir, "deals", backend, address, workers)
+    rows = [d for part in parts for d in part["deals"]]
+    summary = summarise(game, rows)
+    summary["shards"], summary["shards_solved"] = len(shards), solved
+    return summary, rows
+
+
+def to_markdown(data: dict[str, Any]) -> str:
+    budget = f"{data['max_nodes']:,} positions" if data["max_nodes"] else "no position limit"
+    if data["max_seconds"]:
+        budget += f" or {data['max_seconds']:g} s"
+    lines = [
+        f"The perfect-knowledge solver (it sees the stock: an upper bound, not a fair agent) on seeded deals "
+        f"(seeds {data['seed']}..), {budget} per deal, one core; won lines replayed in the env; "
+        f"Wilson 95% intervals; {data['machine']}.",
+        "",
+        "| env | deals | solver won | proved lost | undecided | greedy won (same deals) | s per deal: mean, median, max"
+        " |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in data["games"]:
+        cells = [format_share(r[f"{v}_share"], r[f"{v}_ci95"]) for v in VERDICTS]
+        greedy = format_share(r["greedy_won_share"], r["greedy_won_ci95"])
+        times = f"{r['seconds_mean']:.2f}, {r['seconds_median']:.2f}, {r['seconds_max']:.1f}"
+        env = r["env"].split("/")[-1]
+        lines.append(f"| {env} | {r['deals']} | {' | '.join(cells)} | {greedy} | {times} |")
+    lines.append("")
+    for r in data["games"]:
+        lines.append(
+            f"- {r['env'].split('/')[-1]}: the solver won {r['solver_won_greedy_lost']} deals the greedy lost; "
+            f"{r['greedy_won_solver_undecided']} deals the greedy won were undecided within the budget; "
+            f"{r['nodes_per_second']:,.0f} positions per second; winning lines of {r['mean_line_moves']:.0f} moves."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_records(rows: list[dict[str, Any]], game: str, folder: Path) -> int:
+    """Each winning line as a game record ``<Env>-solver-seed<seed>.json`` in ``folder``; how many."""
+    folder.mkdir(parents=True, exist_ok=True)
+    env_id = ENV_IDS[game]
+    written = 0
+    for row in rows:
+        if row["verdict"] == "won":
+            record = solution_record(env_id, row["moves"], seed=row["seed"])
+            save_record(record, folder / f"{env_id.split('/')[-1]}-solver-seed{row['seed']}.json")
+            written += 1
+    return written
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", nargs="+", choices=sorted(ENV_IDS), default=list(ENV_IDS))
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-nodes", type=int, default=100_000, help="positions per deal (0: no limit)")
+    parser.add_argument("--max-seconds", type=float, help="seconds per deal (the verdicts then depend on the machine)")
+    parser.add_argument("--shard-size", type=int, default=10)
+    parser.add_argument("--backend", choices=BACKENDS, default="serial")
+    parser.add_argument("--workers", type=int)
+    parser.add_argument("--address")
+    parser.add_argument("--state-dir", type=Path, help="keep finished shards here and resume from them")
+    parser.add_argument("--records", type=Path, help="write each winning line as a game record here")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for milligan_solver.json and .md")
+    args = parser.parse_args(argv)
+    max_nodes = args.max_nodes or None
+    for name, value in (("--deals", args.deals), ("--shard-size", args.shard_size)):
+        if value < 1:
+            parser.error(f"{name} must be at least 1, got {value}")
+    if args.max_nodes < 0 or (args.max_seconds is not None and not args.max_seconds > 0):
+        parser.error("the budget must be positive: --max-nodes N (0: no limit) and --max-seconds S > 0")
+    if max_nodes is None and args.max_seconds is None:
+        parser.error("give a budget: --max-nodes N or --max-seconds S")
+    if args.address and args.backend != "ray":
+        parser.error("--address needs --backend ray")
+    data: dict[str, Any] = {
+        "seed": args.seed,
+        "max_nodes": max_nodes,
+        "max_seconds": args.max_seconds,
+        "machine": machine_description(),
+        "games": [],
+    }
+    for game in args.games:
+        summary, rows = measure(
+            game,
+            args.deals,
+            args.seed,
+            max_nodes,
+            args.max_seconds,
+            shard_size=args.shard_size,
+            backend=args.backend,
+            address=args.address,
+            workers=args.workers,
+            state_dir=args.state_dir,
+        )
+        summary["rows"] = [{k: v for k, v in r.items() if k != "moves"} for r in rows]
+        data["games"].append(summary)
+        if args.records:
+            print(f"{game}: {write_records(rows, game, args.records)} winning lines kept in {args.records}")
+    write_results("milligan_solver", data, to_markdown(data), args.out)
+
+
+if __name__ == "__main__":
+    main()

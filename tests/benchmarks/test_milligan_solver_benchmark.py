@@ -1,0 +1,76 @@
+"""benchmarks/milligan_solver.py: the family's solver statistics, run as users run them, with kept shards
+resumed (never a deal counted twice), winning lines kept as records that replay, and bad options named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import milligan_solver as bench
+from patience_gym.records import load_record, replay
+from tests.helpers import RunBenchmark
+
+
+def test_script_writes_shares_that_add_up_and_records_that_replay(tmp_path: Path, run_benchmark: RunBenchmark) -> None:
+    args = ["--deals", "3", "--max-nodes", "2000", "--shard-size", "2", "--out", str(tmp_path)]
+    args += ["--state-dir", str(tmp_path / "state"), "--records", str(tmp_path / "records")]
+    done = run_benchmark("benchmarks.milligan_solver", *args)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "milligan_solver.json").read_text())
+    assert [g["game"] for g in data["games"]] == list(bench.ENV_IDS)
+    won = 0
+    for game in data["games"]:
+        assert game["deals"] == 3 and game["won"] + game["lost"] + game["undecided"] == 3
+        assert [r["seed"] for r in game["rows"]] == [0, 1, 2]
+        assert all(r["nodes"] <= 2000 for r in game["rows"])
+        won += game["won"]
+    records = sorted((tmp_path / "records").glob("*.json"))
+    assert len(records) == won > 0, "no deal was won: the records are not tested"
+    for path in records:
+        record = load_record(path)
+        assert record.won
+        *_, (_, _, terminated, _, info) = replay(record)
+        assert terminated and info["won"]
+    assert "| MissMilligan-v0 | 3 |" in (tmp_path / "milligan_solver.md").read_text()
+
+    again = run_benchmark("benchmarks.milligan_solver", *args)  # every shard kept: none is solved again
+    assert again.returncode == 0, again.stderr
+    resumed = json.loads((tmp_path / "milligan_solver.json").read_text())
+    assert [g["shards_solved"] for g in resumed["games"]] == [0, 0, 0]
+    assert [g["rows"] for g in resumed["games"]] == [g["rows"] for g in data["games"]]
+
+
+def test_a_shard_kept_by_an_interrupted_run_is_not_solved_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    solved: list[int] = []
+    solve_shard = bench.solve_shard
+
+    def dies_on_the_second(shard: bench.Shard) -> dict:
+        if solved:
+            raise KeyboardInterrupt
+        solved.append(shard.start)
+        return solve_shard(shard)
+
+    monkeypatch.setattr(bench, "solve_shard", dies_on_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        bench.measure("giant", 2, 5, 500, None, shard_size=1, state_dir=tmp_path)
+    monkeypatch.setattr(bench, "solve_shard", lambda shard: (solved.append(shard.start), solve_shard(shard))[1])
+    summary, rows = bench.measure("giant", 2, 5, 500, None, shard_size=1, state_dir=tmp_path)
+    assert solved == [0, 1] and summary["shards_solved"] == 1
+    assert [r["seed"] for r in rows] == [5, 6] and summary["deals"] == 2
+
+
+def test_bad_options_are_named(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, message in [
+        (["--deals", "0"], "--deals must be at least 1"),
+        (["--max-nodes", "0"], "give a budget"),
+        (["--max-nodes", "-5"], "the budget must be positive"),
+        (["--max-seconds", "0"], "the budget must be positive"),
+        (["--address", "auto"], "--address needs --backend ray"),
+    ]:
+        with pytest.raises(SystemExit):
+            bench.main(argv)
+        assert message in capsys.readouterr().err, argv
