@@ -15,7 +15,7 @@ the backend, the shard size or the resuming (given a node budget only).
 
 Writes ``benchmarks/results/milligan_solver.json`` and ``.md``.
 
-Usage: ``python -m benchmarks.milligan_solver [--games miss_milligan giant miss_milligan_pocket] [--deals 100]
+Usage: ``python -m benchmarks.milligan_solver [--games miss_milligan giant=300 miss_milligan_pocket] [--deals 100]
 [--seed 0] [--max-nodes 100000] [--max-seconds S] [--shard-size 10] [--backend serial|process|ray]
 [--workers N] [--address ADDR] [--state-dir DIR] [--records DIR] [--out DIR]``
 """
@@ -204,10 +204,27 @@ def write_records(rows: list[dict[str, Any]], game: str, folder: Path) -> int:
     return written
 
 
+def _game_deals(parser: argparse.ArgumentParser, text: str, deals: int) -> tuple[str, int]:
+    """``GAME`` or ``GAME=N`` as (game, deals); a parser error naming an unknown game or a bad count."""
+    game, _, count = text.partition("=")
+    if game not in ENV_IDS:
+        parser.error(f"unknown game {game!r} in --games; choose from {list(ENV_IDS)}")
+    try:
+        return game, int(count) if count else deals
+    except ValueError:
+        parser.error(f"--games {text!r}: the deal count after '=' must be an integer")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", nargs="+", choices=sorted(ENV_IDS), default=list(ENV_IDS))
-    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument(
+        "--games",
+        nargs="+",
+        default=list(ENV_IDS),
+        metavar="GAME[=N]",
+        help=f"of {list(ENV_IDS)}; N deals overrides --deals",
+    )
+    parser.add_argument("--deals", type=int, default=100, help="deals per game")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-nodes", type=int, default=100_000, help="positions per deal (0: no limit)")
     parser.add_argument("--max-seconds", type=float, help="seconds per deal (the verdicts then depend on the machine)")
@@ -220,7 +237,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for milligan_solver.json and .md")
     args = parser.parse_args(argv)
     max_nodes = args.max_nodes or None
-    for name, value in (("--deals", args.deals), ("--shard-size", args.shard_size)):
+    games = [_game_deals(parser, text, args.deals) for text in args.games]
+    for name, value in [("--shard-size", args.shard_size)] + [(f"--deals of {g}", n) for g, n in games]:
         if value < 1:
             parser.error(f"{name} must be at least 1, got {value}")
     if args.max_nodes < 0 or (args.max_seconds is not None and not args.max_seconds > 0):
@@ -236,10 +254,10 @@ def main(argv: list[str] | None = None) -> None:
         "machine": machine_description(),
         "games": [],
     }
-    for game in args.games:
+    for game, deals in games:
         summary, rows = measure(
             game,
-            args.deals,
+            deals,
             args.seed,
             max_nodes,
             args.max_seconds,

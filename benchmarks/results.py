@@ -7,11 +7,14 @@ Sources (nothing here plays a game):
   the perfect-knowledge solver where a game has one;
 * ``benchmarks/results/golf_solver.json`` (``python -m benchmarks.golf_solver``): the exact Golf bound
   on more deals than the planner table;
+* ``benchmarks/results/milligan_solver.json`` (``python -m benchmarks.milligan_solver``): the Miss Milligan
+  family's perfect-knowledge solver (won, proved lost, undecided within its budget);
 * ``benchmarks/runs/<run>/results.json``: what ``train.py`` wrote for a full run (only ``report.md`` and
   ``results.json`` of the runs behind README rows are committed).
 
 Writes ``benchmarks/results/summary.md`` (the README table; ``python -m benchmarks.readme`` copies it
-into README.md) and ``benchmarks/results/ppo.md`` (every committed run with its paired verdict).
+into README.md), ``benchmarks/results/ppo.md`` (every committed run with its paired verdict) and
+``benchmarks/results/solvability.md`` (the games compared under perfect knowledge, for the docs).
 
 Usage: ``python -m benchmarks.results``
 """
@@ -130,8 +133,20 @@ def _ppo(run: dict[str, Any]) -> dict[str, Any]:
     return next(r for r in run["results"] if r["agent"] == "ppo")
 
 
-def _solver_line(env: str, env_id: str, planners: dict[str, Any], golf_solver: dict[str, Any]) -> str:
-    """The perfect-knowledge bound: the Golf solver's large table where it has the env, else the planner table."""
+def _solver_line(
+    env: str, env_id: str, planners: dict[str, Any], golf_solver: dict[str, Any], milligan_solver: dict[str, Any]
+) -> str:
+    """The perfect-knowledge bound: the Golf solver's large table where it has the env, the Miss Milligan
+    family's solver table (the deals proved won: a lower bound on what perfect play wins), else the planner
+    table."""
+    family = [g for g in milligan_solver["games"] if g["env"] == env_id]
+    if family:
+        (game,) = family
+        budget = f"{game['undecided_share']:.0%} undecided within {milligan_solver['max_nodes']:,} positions"
+        won = format_share(game["won_share"], game["won_ci95"])
+        deals = f"{game['deals']:,} (seeds 0..{game['deals'] - 1})"
+        agent = f"solver (sees the hidden cards; {budget})"
+        return _line(env, agent, "—", won, deals, "`python -m benchmarks.milligan_solver`")
     book = next(r for r in golf_solver["rows"] if r["rules"] == "book")
     if env_id == "patience_gym/Golf-v0":
         won = format_share(book["cleared_share"], book["cleared_ci95"])
@@ -172,6 +187,7 @@ def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
     baselines = load_json(results / "baselines.json")
     planners = load_json(results / "planners.json")
     golf_solver = load_json(results / "golf_solver.json")
+    milligan_solver = load_json(results / "milligan_solver.json")
     lines = [
         "| env | agent | mean score ± 95% CI | won [95% CI] | deals | re-made by |",
         "|---|---|---:|---:|---|---|",
@@ -188,7 +204,7 @@ def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
         won = format_share(planner["win_rate"], planner["win_ci95"])
         command = "`python -m benchmarks.planners --jobs 2`"
         lines.append(_line(env, "planner (hidden cards unseen)", _cell(planner), won, deals, command))
-        lines.append(_solver_line(env, recipe.env_id, planners, golf_solver))
+        lines.append(_solver_line(env, recipe.env_id, planners, golf_solver, milligan_solver))
         rules_best: dict[str, Any] | None = None
         if recipe.rules_run and recipe.rules_model:
             rules = load_json(runs / recipe.rules_run / "results.json")
@@ -322,6 +338,49 @@ def verdicts(runs: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def solvability(results: Path = RESULTS) -> str:
+    """The games side by side under perfect knowledge: the share of deals won (proved by a line that
+    replays), proved lost and undecided within the solver's budget, beside greedy's wins on its 1,000 deals."""
+    baselines = load_json(results / "baselines.json")
+    golf = next(r for r in load_json(results / "golf_solver.json")["rows"] if r["rules"] == "book")
+    puss = load_json(results / "puss_solver.json")
+    family = load_json(results / "milligan_solver.json")
+    greedy = {r["env"]: r for r in baselines["rows"] if r["agent"] == "greedy"}
+    lines = [
+        "| env | deals | won with perfect knowledge | proved lost | undecided | solver's budget a deal | greedy won "
+        "(its 1,000 deals) | re-made by |",
+        "|---|---:|---:|---:|---:|---|---:|---|",
+    ]
+
+    def line(env_id: str, deals: int, won: str, lost: str, undecided: str, budget: str, command: str) -> None:
+        g = greedy[env_id]
+        cells = [env_id.split("/")[-1], f"{deals:,}", won, lost, undecided, budget]
+        lines.append(f"| {' | '.join(cells)} | {format_share(g['win_rate'], g['win_ci95'])} | {command} |")
+
+    n, cleared = golf["deals"], golf["cleared"]
+    unproven = golf["not_proven"]
+    line(
+        "patience_gym/Golf-v0",
+        n,
+        format_share(golf["cleared_share"], golf["cleared_ci95"]),
+        f"{(n - cleared - unproven) / n:.1%}",
+        f"{unproven / n:.1%}",
+        "exhaustive",
+        "`python -m benchmarks.golf_solver`",
+    )
+    for game in family["games"]:
+        budget = f"{family['max_nodes']:,} positions"
+        won = format_share(game["won_share"], game["won_ci95"])
+        lost, undecided = f"{game['lost_share']:.1%}", f"{game['undecided_share']:.1%}"
+        line(game["env"], game["deals"], won, lost, undecided, budget, "`python -m benchmarks.milligan_solver`")
+    run = puss["runs"][0]
+    budget = f"{puss['max_nodes']:,} positions or {puss['max_seconds']:g} s"
+    won = format_share(run["won_share"], run["won_ci95"])
+    lost, undecided = f"{run['lost_share']:.1%}", f"{run['unknown_share']:.1%}"
+    line(puss["env"], puss["deals"], won, lost, undecided, budget, "`python -m benchmarks.puss_solver`")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.parse_args(argv)
@@ -332,6 +391,7 @@ def main(argv: list[str] | None = None) -> None:
     print(table)
     (RESULTS / "summary.md").write_text(table)
     (RESULTS / "ppo.md").write_text(to_markdown(runs))
+    (RESULTS / "solvability.md").write_text(solvability())
 
 
 if __name__ == "__main__":

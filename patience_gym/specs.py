@@ -124,6 +124,7 @@ SPECS: tuple[GameSpec, ...] = (
             batched=f"patience_gym.vector.milligan:Batched{title}",
             agents={
                 "greedy": "agents.baselines.greedy_milligan:MilliganGreedy",
+                "solver": "agents.solvers.milligan:MilliganSolverAgent",
                 "planner": "agents.planners.milligan:MilliganPlanner",
             },
         )

@@ -117,6 +117,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agents.base import PlanFollower
 from patience_gym.cards import RANK
 from patience_gym.games.milligan import IDLE_LIMIT, MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import (
@@ -457,6 +458,30 @@ def solution_record(
             raise ValueError("the line goes on after the game ended")
     assert env.record is not None
     return env.record
+
+
+class MilliganSolverAgent(PlanFollower):
+    """Plays the solver's winning line where it finds one, else the greedy's game (perfect knowledge of the
+    stock: an upper bound, not a fair agent). It wins exactly the deals :func:`solve` proves won."""
+
+    name = "solver"
+
+    def __init__(self, max_nodes: int | None = 50_000, max_seconds: float | None = None) -> None:
+        super().__init__()
+        _check_budget("max_nodes", max_nodes, integer=True)
+        _check_budget("max_seconds", max_seconds, integer=False)
+        self.max_nodes = max_nodes
+        self.max_seconds = max_seconds
+
+    def plan(self, game: MilliganGame, state: MilliganState) -> list[int]:
+        found = solve(game, state, self.max_nodes, self.max_seconds)
+        if found.verdict == "won":
+            return found.moves
+        line, after, rules = [], state.copy(), GreedyRules()
+        while not game.is_over(after):
+            line.append(rules.choose(game, after, game.legal_mask(after)))
+            game.apply(after, line[-1])
+        return line
 
 
 def _seeds(text: str) -> list[int]:

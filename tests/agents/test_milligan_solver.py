@@ -411,3 +411,21 @@ def test_a_won_position_needs_no_moves() -> None:
     state = game.from_dict({k: data[k] for k in ("tableau", "foundations", "stock")})
     sol = solve(game, state, max_nodes=1)
     assert sol.verdict == "won" and sol.moves == [] and sol.nodes == 0
+
+
+def test_the_solver_agent_wins_exactly_the_deals_the_solver_proves_won() -> None:
+    """``--agents solver`` for the family: the solver's line where it wins, else the greedy's game."""
+    from agents.evaluation.evaluate import play_episodes
+    from agents.registry import make_agent
+    from agents.solvers.milligan import MilliganSolverAgent
+
+    for name in ("miss_milligan", "giant"):
+        agent = make_agent("solver:max_nodes=3000", name)
+        assert isinstance(agent, MilliganSolverAgent) and agent.name == "solver"
+        for seed in (0, 1):
+            game, state = deal(ENV_IDS[name], seed)
+            verdict = solve(game, state, max_nodes=3000).verdict
+            summary = play_episodes(ENV_IDS[name], agent, [seed])
+            assert summary.win_rate == (verdict == "won"), (name, seed, verdict)
+    with pytest.raises(ValueError, match="max_nodes must be a positive integer"):
+        MilliganSolverAgent(max_nodes=0)

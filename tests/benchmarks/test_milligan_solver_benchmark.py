@@ -65,7 +65,10 @@ def test_a_shard_kept_by_an_interrupted_run_is_not_solved_again(
 
 def test_bad_options_are_named(capsys: pytest.CaptureFixture[str]) -> None:
     for argv, message in [
-        (["--deals", "0"], "--deals must be at least 1"),
+        (["--deals", "0"], "--deals of miss_milligan must be at least 1, got 0"),
+        (["--games", "giant=-1"], "--deals of giant must be at least 1, got -1"),
+        (["--games", "klondike"], "unknown game 'klondike' in --games"),
+        (["--games", "giant=x"], "the deal count after '=' must be an integer"),
         (["--max-nodes", "0"], "give a budget"),
         (["--max-nodes", "-5"], "the budget must be positive"),
         (["--max-seconds", "0"], "the budget must be positive"),
