@@ -138,7 +138,7 @@ def wander(game: MilliganGame, state: MilliganState, rng: np.random.Generator, s
 def small_positions() -> list[tuple[MilliganGame, MilliganState, bool]]:
     """Small positions of every game with their exhaustive verdicts (won or not).
 
-    Random endgames are drawn until each game has ten the solver wins and eight it calls lost within a
+    Random endgames are drawn until each game has eight the solver wins and six it calls lost within a
     small budget (lost ones are rare: drawing on the solver's verdict finds them). A win is proved by its
     line replaying; every "lost" is judged by the exhaustive search (positions too big for it are skipped).
     The tests then solve each with each pruning switched off as well."""
@@ -146,7 +146,7 @@ def small_positions() -> list[tuple[MilliganGame, MilliganState, bool]]:
     cases = []
     for cls in GAMES:
         game = cls()
-        wanted = {"won": 10, "lost": 8}
+        wanted = {"won": 8, "lost": 6}
         for n in range(300):
             if not any(wanted.values()):
                 break

@@ -14,7 +14,7 @@ from tests.helpers import RunBenchmark
 
 
 def test_script_writes_shares_that_add_up_and_records_that_replay(tmp_path: Path, run_benchmark: RunBenchmark) -> None:
-    args = ["--deals", "3", "--max-nodes", "2000", "--shard-size", "2", "--out", str(tmp_path)]
+    args = ["--deals", "2", "--max-nodes", "1500", "--shard-size", "1", "--out", str(tmp_path)]
     args += ["--state-dir", str(tmp_path / "state"), "--records", str(tmp_path / "records")]
     done = run_benchmark("benchmarks.milligan_solver", *args)
     assert done.returncode == 0, done.stderr
@@ -22,9 +22,9 @@ def test_script_writes_shares_that_add_up_and_records_that_replay(tmp_path: Path
     assert [g["game"] for g in data["games"]] == list(bench.ENV_IDS)
     won = 0
     for game in data["games"]:
-        assert game["deals"] == 3 and game["won"] + game["lost"] + game["undecided"] == 3
-        assert [r["seed"] for r in game["rows"]] == [0, 1, 2]
-        assert all(r["nodes"] <= 2000 for r in game["rows"])
+        assert game["deals"] == 2 and game["won"] + game["lost"] + game["undecided"] == 2
+        assert [r["seed"] for r in game["rows"]] == [0, 1]
+        assert all(r["nodes"] <= 1500 for r in game["rows"])
         won += game["won"]
     records = sorted((tmp_path / "records").glob("*.json"))
     assert len(records) == won > 0, "no deal was won: the records are not tested"
@@ -33,7 +33,7 @@ def test_script_writes_shares_that_add_up_and_records_that_replay(tmp_path: Path
         assert record.won
         *_, (_, _, terminated, _, info) = replay(record)
         assert terminated and info["won"]
-    assert "| MissMilligan-v0 | 3 |" in (tmp_path / "milligan_solver.md").read_text()
+    assert "| MissMilligan-v0 | 2 |" in (tmp_path / "milligan_solver.md").read_text()
 
     again = run_benchmark("benchmarks.milligan_solver", *args)  # every shard kept: none is solved again
     assert again.returncode == 0, again.stderr
