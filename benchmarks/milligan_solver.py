@@ -31,7 +31,7 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.baselines.greedy_milligan import MilliganGreedy
+from agents.baselines.greedy_milligan import greedy_line
 from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, run_resumable
 from agents.solvers.milligan import ENV_IDS, solution_record, solve
@@ -61,11 +61,8 @@ class Shard:
 
 def greedy_result(game: Any, state: Any) -> tuple[int, bool]:
     """The greedy baseline's cards on the foundations and win on a deal (played on a copy)."""
-    state = state.copy()
-    greedy = MilliganGreedy()
-    while not game.is_over(state):
-        game.apply(state, greedy.choose(game, state, game.legal_mask(state)))
-    return int(game.score(state)), game.is_won(state)
+    _, end = greedy_line(game, state)
+    return int(game.score(end)), game.is_won(end)
 
 
 def replay_won(env: gym.Env[Any, Any], seed: int, moves: list[int]) -> None:

@@ -7,8 +7,9 @@ order: its row is an upper bound, not a fair agent. Writes
 ``benchmarks/results/planners.json`` and ``planners.md``.
 
 Usage: ``python -m benchmarks.planners [--seed 0] [--env ID=N ...] [--jobs 2] [--merge]`` (N deals
-of env ID; envs are spread over ``--jobs`` processes; ``--merge`` replaces only those envs' rows
-in the saved results).
+of env ID; each env's deals are cut into blocks played in ``--jobs`` processes; ``--merge`` replaces
+only those envs' rows in the saved results). The planner's row also holds its paired difference
+from the greedy on the same deals (win rate in points and score, with 95% intervals).
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluation.evaluate import evaluate, format_share
-from agents.evaluation.sharding import run_sharded
+from agents.evaluation.evaluate import Summary, evaluate_sharded, format_share, paired_ci95
 from agents.registry import SOLVER, make_agent
 from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
@@ -33,12 +33,22 @@ DEFAULT_DEALS = {
     "patience_gym/Golf-v0": 500,
     "patience_gym/GolfRound-v0": 30,
     "patience_gym/PussInTheCorner-v0": 200,
-    "patience_gym/MissMilligan-v0": 20,
-    "patience_gym/Giant-v0": 20,
-    "patience_gym/MissMilliganPocket-v0": 20,
+    "patience_gym/MissMilligan-v0": 200,
+    "patience_gym/Giant-v0": 200,
+    "patience_gym/MissMilliganPocket-v0": 200,
 }
 
-_BUDGET_FIELDS = ("samples", "max_seconds", "max_nodes", "depth", "deals", "max_moves", "top", "margin")
+_BUDGET_FIELDS = (
+    "samples",
+    "max_seconds",
+    "max_nodes",
+    "depth",
+    "deals",
+    "max_moves",
+    "top",
+    "margin",
+    "endgame_nodes",
+)
 
 
 def planner_budget(game_name: str) -> dict[str, Any]:
@@ -47,19 +57,32 @@ def planner_budget(game_name: str) -> dict[str, Any]:
     return {k: getattr(agent, k) for k in _BUDGET_FIELDS if hasattr(agent, k)}
 
 
-def measure_env(env_id: str, episodes: int, seed: int) -> list[dict[str, Any]]:
-    """Every agent on the same ``episodes`` deals of ``env_id``."""
+def versus(planner: Summary, greedy: Summary) -> dict[str, float]:
+    """The planner's paired difference from the greedy on the same deals: wins (share) and score."""
+    wins, wins_ci = paired_ci95([float(w) for w in planner.won], [float(w) for w in greedy.won])
+    score, score_ci = paired_ci95(planner.scores, greedy.scores)
+    return {"win_rate": wins, "win_ci95": wins_ci, "score": score, "score_ci95": score_ci}
+
+
+def measure_env(env_id: str, episodes: int, seed: int, jobs: int = 1) -> list[dict[str, Any]]:
+    """Every agent on the same ``episodes`` deals of ``env_id`` (blocks of deals in ``jobs`` processes)."""
     game = gym.make(env_id).unwrapped.game  # type: ignore[attr-defined]
     budget = planner_budget(game.name)
     agents = AGENTS + (["solver"] if game.name in SOLVER else [])
+    backend = "process" if jobs > 1 else "serial"
+    seeds = range(seed, seed + episodes)
+    summaries = evaluate_sharded(env_id, None, agents, seeds, backend, workers=jobs if jobs > 1 else None)
+    by_agent = dict(zip(agents, summaries, strict=True))
     rows = []
-    for summary in evaluate(env_id, agents, episodes, seed):
+    for summary in summaries:
         row = summary.row()
         row.update(
             env=env_id,
             lower_score_is_better=game.lower_score_is_better,
             seconds_per_game=summary.seconds / episodes,
+            seconds_per_move=summary.seconds / (summary.mean_moves * episodes),
             budget=budget if summary.agent == "planner" else None,
+            vs_greedy=versus(summary, by_agent["greedy"]) if summary.agent == "planner" else None,
         )
         rows.append(row)
         print(
@@ -70,15 +93,8 @@ def measure_env(env_id: str, episodes: int, seed: int) -> list[dict[str, Any]]:
     return rows
 
 
-def _measure_task(task: tuple[str, int, int]) -> list[dict[str, Any]]:
-    """:func:`measure_env` of one env (a shard of :func:`measure`)."""
-    return measure_env(*task)
-
-
 def measure(deals: dict[str, int], seed: int, jobs: int = 1) -> dict[str, Any]:
-    tasks = [(env_id, episodes, seed) for env_id, episodes in deals.items()]
-    per_env = run_sharded(_measure_task, tasks, "process" if jobs > 1 else "serial", workers=jobs if jobs > 1 else None)
-    rows = [row for env_rows in per_env for row in env_rows]
+    rows = [row for env_id, episodes in deals.items() for row in measure_env(env_id, episodes, seed, jobs)]
     machine = machine_description()
     return {"seed": seed, "deals": deals, "machine": machine, "rows": rows}
 
@@ -99,6 +115,22 @@ def to_markdown(data: dict[str, Any]) -> str:
             f"{r['score_ci95']:.2f} | {format_share(r['win_rate'], r['win_ci95'])} | "
             f"{r['mean_moves']:.1f} | {r['seconds_per_game']:.3f} |"
         )
+    lines += [
+        "",
+        "The planner against the greedy, paired on the same deals (planner minus greedy, 95% intervals; "
+        "wins in percentage points):",
+        "",
+        "| env | deals | wins (points) | score | planner s / move |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in data["rows"]:
+        if r.get("vs_greedy"):
+            v = r["vs_greedy"]
+            lines.append(
+                f"| {r['env'].split('/')[-1]} | {r['episodes']} | {100 * v['win_rate']:+.1f} ± "
+                f"{100 * v['win_ci95']:.1f} | {v['score']:+.2f} ± {v['score_ci95']:.2f} | "
+                f"{r['seconds_per_move']:.3f} |"
+            )
     lines += ["", "Planner budget per move (registered defaults):", ""]
     for r in data["rows"]:
         if r["budget"] is not None:

@@ -16,6 +16,8 @@ sees. It is the teacher of ``configs/miss_milligan_pocket_moves_endgame.yaml``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from agents.base import Agent
@@ -27,6 +29,33 @@ from patience_gym.heuristics.milligan_moves import evaluation
 
 #: Score of the visible position (higher is better); see :mod:`patience_gym.heuristics.milligan_greedy`.
 evaluate = evaluation
+
+
+def greedy_line(
+    game: MilliganGame,
+    state: MilliganState,
+    noise: float = 0.0,
+    rng: np.random.Generator | None = None,
+    before_move: Callable[[], None] | None = None,
+) -> tuple[list[int], MilliganState]:
+    """The greedy baseline's game from ``state`` to the end (played on a copy): its moves and the final position.
+
+    With ``noise`` and ``rng``, each move is instead a uniformly random legal move with chance ``noise``.
+    ``before_move`` is called before every move (the solver counts its budget there).
+    """
+    after = state.copy()
+    rules = GreedyRules()
+    line: list[int] = []
+    while not game.is_over(after):
+        if before_move is not None:
+            before_move()
+        action = rules.choose(game, after, game.legal_mask(after))
+        if noise and rng is not None and rng.random() < noise:
+            legal = game.legal_actions(after)
+            action = legal[int(rng.integers(len(legal)))]
+        game.apply(after, action)
+        line.append(action)
+    return line, after
 
 
 class MilliganGreedy(Agent):

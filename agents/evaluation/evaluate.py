@@ -62,10 +62,12 @@ class Summary:
     mean_moves: float
     seconds: float
     scores: list[float] = field(repr=False)
+    won: list[bool] = field(repr=False)  # per deal, in seed order like ``scores``
 
     def row(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("scores")
+        data.pop("won")
         return data
 
 
@@ -147,22 +149,25 @@ def play_episodes(
         env = RecordEpisodes(env, agent=agent.name, directory=records)
     unwrapped = env.unwrapped
     scores: list[float] = []
-    wins = 0
+    won: list[bool] = []
     moves = 0
     start = time.perf_counter()
     for seed in seeds:
         for _ in run_episode(env, agent, seed):
             moves += 1
         scores.append(float(unwrapped.game.score(unwrapped.state)))  # type: ignore[attr-defined]
-        wins += bool(unwrapped.game.is_won(unwrapped.state))  # type: ignore[attr-defined]
+        won.append(bool(unwrapped.game.is_won(unwrapped.state)))  # type: ignore[attr-defined]
     env.close()
-    return summarise(agent.name, scores, wins, moves, time.perf_counter() - start)
+    return summarise(agent.name, scores, won, moves, time.perf_counter() - start)
 
 
-def summarise(agent: str, scores: list[float], wins: int, moves: int, seconds: float) -> Summary:
-    """The summary of ``agent``'s games: per-deal ``scores``, games won, moves made in all, seconds taken."""
+def summarise(agent: str, scores: list[float], won: list[bool], moves: int, seconds: float) -> Summary:
+    """The summary of ``agent``'s games: per-deal ``scores`` and ``won``, moves made in all, seconds taken."""
+    if len(won) != len(scores):
+        raise ValueError(f"{len(scores)} scores but {len(won)} results won or lost")
     mean, ci = mean_ci95(scores)
     n = len(scores)
+    wins = sum(won)
     return Summary(
         agent=agent,
         episodes=n,
@@ -173,6 +178,7 @@ def summarise(agent: str, scores: list[float], wins: int, moves: int, seconds: f
         mean_moves=moves / n if n else math.nan,
         seconds=seconds,
         scores=scores,
+        won=won,
     )
 
 
@@ -282,7 +288,7 @@ def join_summaries(parts: Sequence[Summary]) -> Summary:
     return summarise(
         parts[0].agent,
         [x for part in parts for x in part.scores],
-        sum(round(part.win_rate * part.episodes) for part in parts),
+        [x for part in parts for x in part.won],
         round(sum(part.mean_moves * part.episodes for part in parts)),
         sum(part.seconds for part in parts),
     )

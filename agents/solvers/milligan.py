@@ -118,6 +118,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import PlanFollower
+from agents.baselines.greedy_milligan import greedy_line
 from patience_gym.cards import RANK
 from patience_gym.games.milligan import IDLE_LIMIT, MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import (
@@ -133,7 +134,6 @@ from patience_gym.games.milligan_tables import (
     SUIT2,
     TOTAL_CARDS,
 )
-from patience_gym.heuristics.milligan_greedy import GreedyRules
 from patience_gym.records import GameRecord, RecordEpisodes
 
 #: The prunings :func:`solve` uses by default (all of them).
@@ -318,19 +318,8 @@ class _Search:
     def greedy(self, rng: np.random.Generator | None = None) -> list[int] | None:
         """The greedy baseline's game from the root (a node per move), a random legal move instead of its
         choice with chance :data:`NOISE` when ``rng`` is given: its line if it wins, else None."""
-        game = self.game
-        state = self.root.copy()
-        rules = GreedyRules()
-        line = []
-        while not game.is_over(state):
-            self.tick()
-            action = rules.choose(game, state, game.legal_mask(state))
-            if rng is not None and rng.random() < NOISE:
-                acts = game.legal_actions(state)
-                action = acts[int(rng.integers(len(acts)))]
-            game.apply(state, action)
-            line.append(action)
-        return line if game.is_won(state) else None
+        line, end = greedy_line(self.game, self.root, NOISE if rng is not None else 0.0, rng, self.tick)
+        return line if self.game.is_won(end) else None
 
     def run(self, dives: int) -> list[int] | None:
         """A winning line, or None when the search space is exhausted (raises :class:`_OutOfBudget`)."""
@@ -475,13 +464,7 @@ class MilliganSolverAgent(PlanFollower):
 
     def plan(self, game: MilliganGame, state: MilliganState) -> list[int]:
         found = solve(game, state, self.max_nodes, self.max_seconds)
-        if found.verdict == "won":
-            return found.moves
-        line, after, rules = [], state.copy(), GreedyRules()
-        while not game.is_over(after):
-            line.append(rules.choose(game, after, game.legal_mask(after)))
-            game.apply(after, line[-1])
-        return line
+        return found.moves if found.verdict == "won" else greedy_line(game, state)[0]
 
 
 def _seeds(text: str) -> list[int]:

@@ -100,6 +100,9 @@ class PretrainConfig:
     learning_rate: Annotated[Real, Field(gt=0)] = 1.0e-3
     value_coef: Annotated[Real, Field(ge=0)] = 0.5
     jobs: Count = 1  # processes recording the teacher's games (the rows come back in seed order either way)
+    # Keep the teacher's games in this folder (shards of 50 deals): a recording cut short goes on where it
+    # stopped, and runs with the same teacher, deals and gamma share one recording (a slow planner's)
+    teacher_dir: Annotated[str, Strict()] | None = None
     dagger_rounds: Annotated[int, Strict(), Field(ge=0)] = 0  # DAgger after cloning: rounds of the student's own games
     dagger_episodes: Count = 500  # student games per round (deals after the teacher's)
     dagger_epochs: Count = 4  # epochs of each round's fit on all rows so far

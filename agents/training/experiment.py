@@ -436,7 +436,7 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
     seeds = range(spec.seed, spec.seed + spec.episodes)
     gamma = float(config.ppo.gamma)
     print(f"pretraining: recording {spec.episodes} games of the {spec.teacher} teacher")
-    demos = collect(config.env_id, config.env_kwargs, spec.teacher, seeds, gamma, jobs=spec.jobs)
+    demos = collect(config.env_id, config.env_kwargs, spec.teacher, seeds, gamma, spec.jobs, state_dir=spec.teacher_dir)
     fit_kwargs: dict[str, Any] = {
         "batch_size": spec.batch_size,
         "learning_rate": spec.learning_rate,

@@ -7,6 +7,12 @@ teacher's actions (cross-entropy over the legal actions) and its value head to
 the returns, so that PPO fine-tuning starts from the teacher's play with a
 critic that already knows what that play is worth.
 
+A teacher's games can be kept on disk (``state_dir``): one ``.npz`` file per
+shard of ``shard_size`` deals, written as each shard finishes. Recording
+again into the same folder plays only the shards not kept there (an
+interrupted recording loses no finished shard and never holds a deal twice),
+and several runs can share one recording of a slow teacher (the planner).
+
 With DAgger (:func:`dagger`; Ross, Gordon and Bagnell, 2011) the fitted
 student then plays deals of its own and the teacher labels every position
 the student reaches; the policy is fitted again on everything recorded so
@@ -23,7 +29,10 @@ config names the teacher so readers know.
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -40,6 +49,8 @@ from patience_gym.env import PatienceEnv
 
 #: Decisions sampled (per epoch) to measure how often the policy agrees with the teacher.
 ACCURACY_SAMPLE = 4096
+#: Deals per kept shard of a teacher's recording (``collect(state_dir=...)``).
+SHARD_SIZE = 50
 
 
 @dataclasses.dataclass
@@ -73,8 +84,15 @@ def collect(
     gamma: float = 1.0,
     jobs: int = 1,
     student: str | None = None,
+    state_dir: str | Path | None = None,
+    shard_size: int = SHARD_SIZE,
 ) -> Demonstrations:
     """Play the teacher on one deal per seed and record every decision.
+
+    With ``state_dir`` the recording is kept there in shards of ``shard_size`` seeds (see the module
+    docstring): kept shards are read back, not played again, and the others are played (in ``jobs``
+    processes) and kept as each finishes. A kept file of other deals, another env, teacher or ``gamma``, or
+    one that does not read, is refused by name before anything is played.
 
     With ``student`` (a saved MaskablePPO model) the student plays instead and
     each row is the teacher's choice at the student's position (DAgger); the
@@ -90,6 +108,12 @@ def collect(
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     start = time.perf_counter()
     seeds = list(seeds)
+    if not seeds:
+        raise ValueError("no seeds: a recording needs at least one deal")
+    if state_dir is not None:
+        if student is not None:
+            raise ValueError("a student's games (DAgger) are not kept: its labels change every round")
+        return _collect_kept(env_id, env_kwargs, teacher, seeds, gamma, jobs, Path(state_dir), shard_size, start)
     if jobs == 1 or len(seeds) < 2:
         parts = [_record(env_id, env_kwargs, teacher, seeds, gamma, student)]
     else:
@@ -107,6 +131,89 @@ def collect(
                 part.obs = np.load(f, mmap_mode="r")
             return _join(parts, start)
     return _join(parts, start)
+
+
+@dataclasses.dataclass(frozen=True)
+class TeacherShard:
+    """One kept shard of a teacher's recording: whose games, on which deals."""
+
+    env_id: str
+    env_kwargs: str  # JSON, keys sorted
+    teacher: str
+    seeds: tuple[int, ...]
+    gamma: float
+
+    @property
+    def filename(self) -> str:
+        return f"teacher_{self.seeds[0]:09d}_{len(self.seeds)}.npz"
+
+    def describe(self) -> str:
+        return json.dumps(dataclasses.asdict(self), sort_keys=True)
+
+
+_ARRAYS = ("obs", "masks", "actions", "returns", "played")
+
+
+def keep_shard(path: Path, shard: TeacherShard, demos: Demonstrations) -> None:
+    """Write a finished shard atomically (a run killed mid-write leaves no half file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+    arrays = {name: getattr(demos, name) for name in _ARRAYS}
+    np.savez_compressed(tmp, shard=np.asarray(shard.describe()), scores=np.asarray(demos.episode_scores), **arrays)
+    os.replace(tmp, path)
+
+
+def load_shard(path: Path, shard: TeacherShard) -> Demonstrations | None:
+    """The kept ``shard`` at ``path``, or None when there is none; ValueError naming the file where it does
+    not read or holds other games."""
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            held = str(data["shard"])
+            arrays = {name: data[name] for name in (*_ARRAYS, "scores")}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"kept teacher shard {path} does not read ({exc}): delete it to record it again") from exc
+    if held != shard.describe():
+        raise ValueError(f"kept teacher shard {path} holds other games ({held}), not {shard.describe()}")
+    if len(arrays["scores"]) != len(shard.seeds) or len({len(arrays[n]) for n in _ARRAYS}) != 1:
+        raise ValueError(f"kept teacher shard {path} is incomplete: delete it to record it again")
+    scores = arrays.pop("scores")
+    return Demonstrations(**arrays, episode_scores=[float(x) for x in scores], seconds=0.0)
+
+
+def _record_shard(task: tuple[TeacherShard, dict[str, Any], Path]) -> None:
+    """One shard of :func:`_collect_kept`, kept at its path (in a worker process or this one: the rows go
+    through the file, not through the pool's pipe)."""
+    shard, env_kwargs, path = task
+    keep_shard(path, shard, _record(shard.env_id, env_kwargs, shard.teacher, shard.seeds, shard.gamma))
+
+
+def _collect_kept(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    teacher: str,
+    seeds: list[int],
+    gamma: float,
+    jobs: int,
+    state_dir: Path,
+    shard_size: int,
+    start: float,
+) -> Demonstrations:
+    """:func:`collect` with ``state_dir``: kept shards read back, the others played and kept."""
+    if shard_size < 1:
+        raise ValueError(f"shard_size must be at least 1, got {shard_size}")
+    described = json.dumps(env_kwargs, sort_keys=True)
+    shards = [
+        TeacherShard(env_id, described, teacher, tuple(seeds[i : i + shard_size]), float(gamma))
+        for i in range(0, len(seeds), shard_size)
+    ]
+    todo = [s for s in shards if load_shard(state_dir / s.filename, s) is None]  # every kept file checked first
+    backend = "process" if jobs > 1 and len(todo) > 1 else "serial"
+    tasks = [(s, env_kwargs, state_dir / s.filename) for s in todo]
+    run_sharded(_record_shard, tasks, backend, workers=jobs if backend == "process" else None)
+    parts = [load_shard(state_dir / s.filename, s) for s in shards]
+    return _join([p for p in parts if p is not None], start)
 
 
 def _join(parts: list[Demonstrations], start: float) -> Demonstrations:

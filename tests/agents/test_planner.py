@@ -223,3 +223,42 @@ def test_puss_planner_without_first_pass_search_plays_greedy_then_the_best_secon
             obs, _, terminated, truncated, info = env.step(action)
             done = terminated or truncated
     assert departures > 0
+
+
+def _greedy_until_the_stock_is_out(env_id: str, seed: int) -> tuple[Any, Any]:
+    from agents.baselines.greedy_milligan import MilliganGreedy
+    from agents.solvers.milligan import deal
+
+    game, state = deal(env_id, seed)
+    greedy = MilliganGreedy()
+    while state.stock_left > 0:
+        game.apply(state, greedy.choose(game, state, game.legal_mask(state)))
+    return game, state
+
+
+def _play_out(agent: Any, game: Any, state: Any) -> Any:
+    state = state.copy()
+    agent.reset(0)
+    while not game.is_over(state):
+        action = agent.act(SimpleNamespace(game=game, state=state), np.zeros(1), game.legal_mask(state))
+        assert game.legal_mask(state)[action]
+        game.apply(state, action)
+    return state
+
+
+def test_milligan_planner_solves_the_open_ending_the_greedy_loses() -> None:
+    """Once the stock is out nothing is hidden: the planner plays the solver's winning line there."""
+    from agents.baselines.greedy_milligan import MilliganGreedy
+
+    game, state = _greedy_until_the_stock_is_out("patience_gym/MissMilligan-v0", 100_005)
+    assert not game.unseen_cards(state)
+    assert not game.is_won(_play_out(MilliganGreedy(), game, state))
+    assert game.is_won(_play_out(MilliganPlanner(samples=1, endgame_nodes=5_000), game, state))
+    greedy_ending = MilliganPlanner(samples=1, endgame_nodes=None)  # the greedy's ending, as before
+    assert not game.is_won(_play_out(greedy_ending, game, state))
+
+
+@pytest.mark.parametrize("nodes", [0, -5, 2.5, True])
+def test_milligan_planner_refuses_a_bad_ending_budget(nodes: Any) -> None:
+    with pytest.raises(ValueError, match="endgame_nodes"):
+        MilliganPlanner(endgame_nodes=nodes)

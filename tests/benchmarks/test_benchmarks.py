@@ -244,3 +244,18 @@ def test_train_speed_reads_each_runs_time_to_beat_greedy(tmp_path):
     table = time_to_beat_markdown(rows)
     assert "| a | `rules_moves` | 2.5 min | 1,000,000 | 9.0 min | -0.40 ± 0.20 |" in table
     assert "| b | `rules_moves` | not reached |  | 9.0 min | -0.40 ± 0.20 |" in table
+
+
+def test_planner_benchmark_pairs_the_planner_with_the_greedy_on_the_same_deals():
+    from benchmarks.planners import measure_env, to_markdown
+
+    rows = measure_env("patience_gym/Golf-v0", 4, 0)
+    by_agent = {r["agent"]: r for r in rows}
+    assert set(by_agent) == {"random", "greedy", "planner", "solver"}
+    paired = by_agent["planner"]["vs_greedy"]
+    # the mean of the deal-by-deal differences is the difference of the means
+    assert paired["score"] == pytest.approx(by_agent["planner"]["mean_score"] - by_agent["greedy"]["mean_score"])
+    assert paired["win_rate"] == pytest.approx(by_agent["planner"]["win_rate"] - by_agent["greedy"]["win_rate"])
+    assert all(r["vs_greedy"] is None for r in rows if r["agent"] != "planner")
+    table = to_markdown({"seed": 0, "deals": {"patience_gym/Golf-v0": 4}, "machine": "m", "rows": rows})
+    assert f"| Golf-v0 | 4 | {100 * paired['win_rate']:+.1f} ± " in table

@@ -155,7 +155,7 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
             "checkpoint_freq": 512,
             "eval": {"freq": 0},
             "report": {"episodes": 3, "seed": 0, "agents": ["greedy"]},
-            "pretrain": {"teacher": "greedy", "episodes": 4, "epochs": 2},
+            "pretrain": {"teacher": "greedy", "episodes": 4, "epochs": 2, "teacher_dir": str(tmp_path / "kept")},
         }
     }
     path = tmp_path / "config.yaml"
@@ -167,12 +167,15 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
     assert record["decisions"] > 4 * 20 and len(record["epochs"]) == 2
     assert "behaviour cloning of 4 greedy games" in (run_dir / "report.md").read_text()
     assert "dagger" not in record
+    assert [p.name for p in (tmp_path / "kept").iterdir()] == ["teacher_002000000_4.npz"]  # the teacher's games kept
     # With DAgger: one round of 3 student games after the clone, logged and reported.
     config[GOLF]["pretrain"].update({"dagger_rounds": 1, "dagger_episodes": 3, "dagger_epochs": 1})
     path.write_text(yaml.safe_dump(config))
     dagger_dir = tmp_path / "dagger"
     assert experiment.main(["--config", str(path), "--run-dir", str(dagger_dir), "--no-progress-bar"]) == 0
-    rounds = json.loads((dagger_dir / "pretrain.json").read_text())["dagger"]
+    dagger_record = json.loads((dagger_dir / "pretrain.json").read_text())
+    assert dagger_record["teacher_mean_score"] == record["teacher_mean_score"]  # the kept games, read back
+    rounds = dagger_record["dagger"]
     assert len(rounds) == 1 and rounds[0]["episodes"] == 3 and len(rounds[0]["epochs"]) == 1
     assert "DAgger round 1: on 3 games of its own" in (dagger_dir / "report.md").read_text()
     # --pretrain-episodes 0 skips it.
@@ -222,3 +225,54 @@ def test_stack_concatenates_and_lets_go_of_the_chunks():
     np.testing.assert_array_equal(got, expected)
     single = [expected]
     assert _stack(single) is expected and single == []
+
+
+def test_a_kept_recording_resumes_where_it_stopped_with_the_same_rows(tmp_path, monkeypatch):
+    from agents.training import imitation
+
+    whole = collect(GOLF, KWARGS, "greedy", seeds=range(3, 10), gamma=0.99)
+    kept = collect(GOLF, KWARGS, "greedy", seeds=range(3, 10), gamma=0.99, state_dir=tmp_path, shard_size=3, jobs=2)
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["teacher_000000003_3.npz", "teacher_000000006_3.npz", "teacher_000000009_1.npz"]
+    (tmp_path / files[1]).unlink()  # a shard the interrupted recording had not finished
+    played: list[tuple[int, ...]] = []
+    record = imitation._record
+
+    def counted(env_id, kw, teacher, seeds, gamma):
+        played.append(tuple(seeds))
+        return record(env_id, kw, teacher, seeds, gamma)
+
+    monkeypatch.setattr(imitation, "_record", counted)
+    resumed = collect(GOLF, KWARGS, "greedy", seeds=range(3, 10), gamma=0.99, state_dir=tmp_path, shard_size=3)
+    assert played == [(6, 7, 8)]  # only the missing shard was played again
+    for demos in (kept, resumed):
+        for field in ("obs", "masks", "actions", "returns", "played"):
+            assert np.array_equal(getattr(whole, field), getattr(demos, field)), field
+        assert demos.episode_scores == whole.episode_scores
+    played.clear()
+    collect(GOLF, KWARGS, "greedy", seeds=range(3, 10), gamma=0.99, state_dir=tmp_path, shard_size=3)
+    assert played == []  # all kept: nothing played
+
+
+def test_a_kept_recording_of_other_games_or_a_broken_file_is_refused_before_anything_is_played(tmp_path, monkeypatch):
+    from agents.training import imitation
+
+    collect(GOLF, KWARGS, "greedy", seeds=range(4), gamma=1.0, state_dir=tmp_path, shard_size=2)
+
+    def no_play(*args, **kwargs):
+        raise AssertionError("a game was played before the kept shards were checked")
+
+    monkeypatch.setattr(imitation, "_record", no_play)
+    with pytest.raises(ValueError, match="teacher_000000000_2.npz holds other games"):
+        collect(GOLF, KWARGS, "random", seeds=range(4), gamma=1.0, state_dir=tmp_path, shard_size=2)
+    with pytest.raises(ValueError, match="holds other games"):
+        collect(GOLF, KWARGS, "greedy", seeds=range(4), gamma=0.5, state_dir=tmp_path, shard_size=2)
+    (tmp_path / "teacher_000000002_2.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="teacher_000000002_2.npz does not read"):
+        collect(GOLF, KWARGS, "greedy", seeds=range(4), gamma=1.0, state_dir=tmp_path, shard_size=2)
+    with pytest.raises(ValueError, match="student"):
+        collect(GOLF, KWARGS, "greedy", seeds=[1], state_dir=tmp_path, student="model.zip")
+    with pytest.raises(ValueError, match="shard_size"):
+        collect(GOLF, KWARGS, "greedy", seeds=[1], state_dir=tmp_path, shard_size=0)
+    with pytest.raises(ValueError, match="no seeds"):
+        collect(GOLF, KWARGS, "greedy", seeds=[])
