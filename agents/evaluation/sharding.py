@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -147,12 +147,19 @@ def load_kept(path: Path, shard: Any, items: str) -> dict[str, Any] | None:
     return data  # type: ignore[no-any-return]
 
 
-def keep(path: Path, data: dict[str, Any]) -> None:
-    """Write a finished shard's result atomically: a run killed mid-write leaves no half file."""
+def write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """``write(file)`` into a temporary file beside ``path``, then move it into place: a run killed mid-write
+    leaves no half file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data) + "\n")
+    with tmp.open("wb") as file:
+        write(file)
     os.replace(tmp, path)
+
+
+def keep(path: Path, data: dict[str, Any]) -> None:
+    """Write a finished shard's result atomically: a run killed mid-write leaves no half file."""
+    write_atomically(path, lambda file: file.write((json.dumps(data) + "\n").encode()))
 
 
 def run_resumable(

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 import zipfile
 from collections.abc import Sequence
@@ -43,7 +42,7 @@ import numpy as np
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
 from agents.evaluation.evaluate import run_episode
-from agents.evaluation.sharding import run_sharded
+from agents.evaluation.sharding import run_sharded, write_atomically
 from agents.registry import make_agent
 from patience_gym.env import PatienceEnv
 
@@ -156,11 +155,11 @@ _ARRAYS = ("obs", "masks", "actions", "returns", "played")
 
 def keep_shard(path: Path, shard: TeacherShard, demos: Demonstrations) -> None:
     """Write a finished shard atomically (a run killed mid-write leaves no half file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
     arrays = {name: getattr(demos, name) for name in _ARRAYS}
-    np.savez_compressed(tmp, shard=np.asarray(shard.describe()), scores=np.asarray(demos.episode_scores), **arrays)
-    os.replace(tmp, path)
+    scores = np.asarray(demos.episode_scores)
+    write_atomically(
+        path, lambda file: np.savez_compressed(file, shard=np.asarray(shard.describe()), scores=scores, **arrays)
+    )
 
 
 def load_shard(path: Path, shard: TeacherShard) -> Demonstrations | None:
@@ -182,10 +181,11 @@ def load_shard(path: Path, shard: TeacherShard) -> Demonstrations | None:
     return Demonstrations(**arrays, episode_scores=[float(x) for x in scores], seconds=0.0)
 
 
-def _record_shard(task: tuple[TeacherShard, dict[str, Any], Path]) -> None:
+def _record_shard(task: tuple[TeacherShard, Path]) -> None:
     """One shard of :func:`_collect_kept`, kept at its path (in a worker process or this one: the rows go
     through the file, not through the pool's pipe)."""
-    shard, env_kwargs, path = task
+    shard, path = task
+    env_kwargs = json.loads(shard.env_kwargs)
     keep_shard(path, shard, _record(shard.env_id, env_kwargs, shard.teacher, shard.seeds, shard.gamma))
 
 
@@ -208,11 +208,13 @@ def _collect_kept(
         TeacherShard(env_id, described, teacher, tuple(seeds[i : i + shard_size]), float(gamma))
         for i in range(0, len(seeds), shard_size)
     ]
-    todo = [s for s in shards if load_shard(state_dir / s.filename, s) is None]  # every kept file checked first
+    parts = [load_shard(state_dir / s.filename, s) for s in shards]  # every kept file checked before any game
+    todo = [i for i, part in enumerate(parts) if part is None]
     backend = "process" if jobs > 1 and len(todo) > 1 else "serial"
-    tasks = [(s, env_kwargs, state_dir / s.filename) for s in todo]
+    tasks = [(shards[i], state_dir / shards[i].filename) for i in todo]
     run_sharded(_record_shard, tasks, backend, workers=jobs if backend == "process" else None)
-    parts = [load_shard(state_dir / s.filename, s) for s in shards]
+    for i in todo:
+        parts[i] = load_shard(state_dir / shards[i].filename, shards[i])
     return _join([p for p in parts if p is not None], start)
 
 
