@@ -18,6 +18,7 @@ import numpy as np
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.evaluation.sharding import write_atomically
 from agents.training.run_directory import write_json_atomically
 
 
@@ -207,7 +208,4 @@ def set_aside_evaluations(folder: Path, steps: int) -> int:
 
 
 def _savez_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
-        np.savez(fh, **arrays)  # type: ignore[arg-type]
-    os.replace(tmp, path)
+    write_atomically(path, lambda file: np.savez(file, **arrays))  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agents.evaluation.sharding import write_atomically
 from agents.training.config import ConfigError, TrainConfig, ppo_settings
 
 CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
@@ -179,9 +180,7 @@ def spec_stamp(config: TrainConfig) -> Callable[[Path], Any]:
 
 
 def write_json_atomically(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
+    write_text_atomically(path, json.dumps(data, indent=2))
 
 
 def read_monitor_file(path: Path) -> tuple[dict[str, Any], list[str], list[str]]:
@@ -241,9 +240,7 @@ def set_aside_monitor_rows(folder: Path, steps: int, before: float) -> int:
 
 
 def write_text_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    write_atomically(path, lambda file: file.write(text.encode()))
 
 
 class SegmentClock:

@@ -16,6 +16,7 @@ from agents.planners.golf import GolfPlanner
 from agents.planners.milligan import MilliganPlanner
 from agents.planners.puss import PussPlanner
 from agents.registry import make_agent
+from agents.solvers.golf import solve as solve_golf
 from patience_gym.games.golf import Golf
 from patience_gym.games.milligan import Giant, MissMilligan, MissMilliganPocket
 from patience_gym.games.puss import PussInTheCorner
@@ -127,6 +128,22 @@ def test_golf_planner_is_deterministic_under_a_seed() -> None:
             game.apply(state, a)
         runs.append(moves)
     assert runs[0] == runs[1]
+
+
+def test_golf_planner_values_each_world_exactly_by_default() -> None:
+    """An opening world needs far more than 20,000 solver nodes; the default budget solves it exactly."""
+    game = Golf()
+    state = game.init(np.random.default_rng(0))
+    planner = GolfPlanner()
+    planner.reset(0)
+    world = planner.determinize(game, state)
+    for action in game.legal_actions(state):
+        after = world.copy()
+        game.apply(after, action)
+        exact = solve_golf(game, after)
+        assert exact.exact
+        assert not solve_golf(game, after, 20_000).exact
+        assert planner.value(game, world, action) == -exact.score
 
 
 def test_time_budget_per_move_is_kept() -> None:
