@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,34 @@ def write_results(name: str, data: Any, table: str, folder: Path = RESULTS) -> N
     (folder / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
     (folder / f"{name}.md").write_text(table)
     print(table)
+
+
+def named_counts(
+    parser: argparse.ArgumentParser,
+    items: list[str],
+    known: Collection[str],
+    default: Callable[[str], int],
+    option: str,
+    kind: str,
+) -> dict[str, int]:
+    """``NAME`` or ``NAME=N`` command-line items as ``{name: N}`` (``default(name)`` without ``=N``).
+
+    A parser error, before any work starts, names an unknown ``kind`` of name, a count that is not an
+    integer, or one below 1.
+    """
+    counts = {}
+    for item in items:
+        name, sep, count = item.partition("=")
+        if name not in known:
+            parser.error(f"unknown {kind} {name!r} in {option}; choose from {list(known)}")
+        try:
+            n = int(count) if sep else default(name)
+        except ValueError:
+            parser.error(f"{option} {item!r}: the count after '=' must be an integer")
+        if n < 1:
+            parser.error(f"{option} {item!r}: the count of {name} must be at least 1, got {n}")
+        counts[name] = n
+    return counts
 
 
 def agents_table(rows: list[dict[str, Any]]) -> list[str]:

@@ -36,7 +36,7 @@ from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, run_resumable
 from agents.solvers.milligan import ENV_IDS, solution_record, solve
 from agents.training.report import machine_description
-from benchmarks import RESULTS, write_results
+from benchmarks import RESULTS, named_counts, write_results
 from patience_gym.records import save_record
 
 VERDICTS = ("won", "lost", "undecided")
@@ -201,17 +201,6 @@ def write_records(rows: list[dict[str, Any]], game: str, folder: Path) -> int:
     return written
 
 
-def _game_deals(parser: argparse.ArgumentParser, text: str, deals: int) -> tuple[str, int]:
-    """``GAME`` or ``GAME=N`` as (game, deals); a parser error naming an unknown game or a bad count."""
-    game, _, count = text.partition("=")
-    if game not in ENV_IDS:
-        parser.error(f"unknown game {game!r} in --games; choose from {list(ENV_IDS)}")
-    try:
-        return game, int(count) if count else deals
-    except ValueError:
-        parser.error(f"--games {text!r}: the deal count after '=' must be an integer")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -234,10 +223,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for milligan_solver.json and .md")
     args = parser.parse_args(argv)
     max_nodes = args.max_nodes or None
-    games = [_game_deals(parser, text, args.deals) for text in args.games]
-    for name, value in [("--shard-size", args.shard_size)] + [(f"--deals of {g}", n) for g, n in games]:
+    for name, value in [("--shard-size", args.shard_size), ("--deals", args.deals)]:
         if value < 1:
             parser.error(f"{name} must be at least 1, got {value}")
+    games = list(named_counts(parser, args.games, ENV_IDS, lambda game: args.deals, "--games", "game").items())
     if args.max_nodes < 0 or (args.max_seconds is not None and not args.max_seconds > 0):
         parser.error("the budget must be positive: --max-nodes N (0: no limit) and --max-seconds S > 0")
     if max_nodes is None and args.max_seconds is None:

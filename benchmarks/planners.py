@@ -24,7 +24,7 @@ import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluation.evaluate import Summary, evaluate_sharded, format_share, paired_ci95
 from agents.registry import SOLVER, make_agent
 from agents.training.report import machine_description
-from benchmarks import RESULTS, write_results
+from benchmarks import RESULTS, named_counts, write_results
 
 AGENTS = ["random", "greedy", "planner"]
 
@@ -139,16 +139,6 @@ def to_markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def parse_deals(items: list[str] | None) -> dict[str, int]:
-    if not items:
-        return dict(DEFAULT_DEALS)
-    deals = {}
-    for item in items:
-        env_id, _, n = item.partition("=")
-        deals[env_id] = int(n) if n else DEFAULT_DEALS.get(env_id, 10)
-    return deals
-
-
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """``old`` with the rows and deal counts of ``new``'s envs replaced (env order kept, new envs last)."""
     if old["seed"] != new["seed"]:
@@ -158,15 +148,22 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return {**old, "deals": deals, "rows": rows}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--env", nargs="*", help="ID=N: play N deals of env ID (default: every env, sized)")
     parser.add_argument("--out", default="planners", help="output file stem under benchmarks/results/")
     parser.add_argument("--jobs", type=int, default=1, help="processes to spread the envs over")
     parser.add_argument("--merge", action="store_true", help="replace only these envs' rows in the saved results")
-    args = parser.parse_args()
-    data = measure(parse_deals(args.env), args.seed, args.jobs)
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    deals = (
+        named_counts(parser, args.env, DEFAULT_DEALS, DEFAULT_DEALS.__getitem__, "--env", "env")
+        if args.env
+        else dict(DEFAULT_DEALS)
+    )
+    data = measure(deals, args.seed, args.jobs)
     saved = RESULTS / f"{args.out}.json"
     if args.merge and saved.is_file():
         data = merge(json.loads(saved.read_text()), data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,3 +25,19 @@ def run_benchmark() -> RunBenchmark:
         )
 
     return run
+
+
+Refusals = list[tuple[list[str], str]]
+
+
+@pytest.fixture
+def assert_refused(capsys: pytest.CaptureFixture[str]) -> Callable[[Callable[[list[str]], None], Refusals], None]:
+    """``assert_refused(main, [(argv, message), ...])``: ``main(argv)`` exits with a usage error naming ``message``."""
+
+    def check(main: Callable[[list[str]], None], cases: Refusals) -> None:
+        for argv, message in cases:
+            with pytest.raises(SystemExit):
+                main(argv)
+            assert message in capsys.readouterr().err, argv
+
+    return check

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -259,3 +261,20 @@ def test_planner_benchmark_pairs_the_planner_with_the_greedy_on_the_same_deals()
     assert all(r["vs_greedy"] is None for r in rows if r["agent"] != "planner")
     table = to_markdown({"seed": 0, "deals": {"patience_gym/Golf-v0": 2}, "machine": "m", "rows": rows})
     assert f"| Golf-v0 | 2 | {100 * paired['win_rate']:+.1f} ± " in table
+
+
+def test_planner_benchmark_names_a_bad_env_or_count_before_playing(assert_refused: Any) -> None:
+    from benchmarks import planners
+
+    assert_refused(
+        planners.main,
+        [
+            (["--env", "patience_gym/Nope-v0=3"], "unknown env 'patience_gym/Nope-v0' in --env; choose from"),
+            (
+                ["--env", "patience_gym/Golf-v0=x"],
+                "--env 'patience_gym/Golf-v0=x': the count after '=' must be an integer",
+            ),
+            (["--env", "patience_gym/Golf-v0=0"], "the count of patience_gym/Golf-v0 must be at least 1, got 0"),
+            (["--jobs", "0"], "--jobs must be at least 1, got 0"),
+        ],
+    )

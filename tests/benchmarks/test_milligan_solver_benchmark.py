@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,17 +64,17 @@ def test_a_shard_kept_by_an_interrupted_run_is_not_solved_again(
     assert [r["seed"] for r in rows] == [5, 6] and summary["deals"] == 2
 
 
-def test_bad_options_are_named(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv, message in [
-        (["--deals", "0"], "--deals of miss_milligan must be at least 1, got 0"),
-        (["--games", "giant=-1"], "--deals of giant must be at least 1, got -1"),
-        (["--games", "klondike"], "unknown game 'klondike' in --games"),
-        (["--games", "giant=x"], "the deal count after '=' must be an integer"),
-        (["--max-nodes", "0"], "give a budget"),
-        (["--max-nodes", "-5"], "the budget must be positive"),
-        (["--max-seconds", "0"], "the budget must be positive"),
-        (["--address", "auto"], "--address needs --backend ray"),
-    ]:
-        with pytest.raises(SystemExit):
-            bench.main(argv)
-        assert message in capsys.readouterr().err, argv
+def test_bad_options_are_named(assert_refused: Any) -> None:
+    assert_refused(
+        bench.main,
+        [
+            (["--deals", "0"], "--deals must be at least 1, got 0"),
+            (["--games", "giant=-1"], "--games 'giant=-1': the count of giant must be at least 1, got -1"),
+            (["--games", "klondike"], "unknown game 'klondike' in --games"),
+            (["--games", "giant=x"], "--games 'giant=x': the count after '=' must be an integer"),
+            (["--max-nodes", "0"], "give a budget"),
+            (["--max-nodes", "-5"], "the budget must be positive"),
+            (["--max-seconds", "0"], "the budget must be positive"),
+            (["--address", "auto"], "--address needs --backend ray"),
+        ],
+    )
