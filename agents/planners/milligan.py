@@ -46,7 +46,7 @@ import numpy as np
 
 from agents.baselines.greedy_milligan import MilliganGreedy, evaluate
 from agents.planners.base import DeterminizationPlanner
-from agents.solvers.milligan import MilliganSolverAgent
+from agents.solvers.milligan import MilliganSolverAgent, check_budget
 from patience_gym.env import PatienceEnv
 from patience_gym.games.milligan import MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import CF, DEAL, RF
@@ -76,10 +76,7 @@ class MilliganPlanner(DeterminizationPlanner):
     ) -> None:
         super().__init__(samples, max_seconds, margin)
         self._greedy = MilliganGreedy()
-        if endgame_nodes is not None and (
-            isinstance(endgame_nodes, bool) or not isinstance(endgame_nodes, int) or endgame_nodes < 1
-        ):
-            raise ValueError(f"endgame_nodes must be a positive whole number of positions or None: {endgame_nodes!r}")
+        check_budget("endgame_nodes", endgame_nodes, integer=True)
         self.endgame_nodes = endgame_nodes
         self._endgame = None if endgame_nodes is None else MilliganSolverAgent(max_nodes=endgame_nodes)
         self.deals = deals

@@ -172,7 +172,8 @@ class _OutOfBudget(Exception):
     pass
 
 
-def _check_budget(name: str, value: Any, integer: bool) -> None:
+def check_budget(name: str, value: Any, integer: bool) -> None:
+    """A ValueError naming ``name`` unless ``value`` is None or a positive (whole, if ``integer``) budget."""
     if value is None:
         return
     kind = int if integer else (int, float)
@@ -399,8 +400,8 @@ def solve(
     """
     if not isinstance(game, MilliganGame):
         raise TypeError(f"solve() plays the Miss Milligan family, got {type(game).__name__}")
-    _check_budget("max_nodes", max_nodes, integer=True)
-    _check_budget("max_seconds", max_seconds, integer=False)
+    check_budget("max_nodes", max_nodes, integer=True)
+    check_budget("max_seconds", max_seconds, integer=False)
     unknown = set(prune) - set(PRUNINGS)
     if isinstance(prune, str) or unknown:
         raise ValueError(f"prune must be a collection of {PRUNINGS}, got {prune!r}")
@@ -457,8 +458,8 @@ class MilliganSolverAgent(PlanFollower):
 
     def __init__(self, max_nodes: int | None = 50_000, max_seconds: float | None = None) -> None:
         super().__init__()
-        _check_budget("max_nodes", max_nodes, integer=True)
-        _check_budget("max_seconds", max_seconds, integer=False)
+        check_budget("max_nodes", max_nodes, integer=True)
+        check_budget("max_seconds", max_seconds, integer=False)
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
 
