@@ -559,9 +559,8 @@ class MoveRows(BaseFeaturesExtractor):
     (every card field embedded by one rank table and one suit table, shared by
     all fields, so a 7 is a 7 wherever it lies), its kinds and indexes (small
     embeddings) and its numbers, joined with the state vector. The tokens then
-    see each other (``attention``: one self-attention layer over the listed
-    moves; otherwise the max over them joined to each token), and a shared
-    linear head scores each one into its action's logit. Actions without a row
+    see each other (the max over the listed moves joined to each token), and a
+    shared linear head scores each one into its action's logit. Actions without a row
     get ``unlisted`` (they are masked, or past the slots, which the overflow
     value shows). Output: the ``num_actions`` logits, then ``2 * hidden`` value
     features (the state vector and the mean token); pair it with
