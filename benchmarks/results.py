@@ -41,7 +41,7 @@ class Recipe:
     """One env's rows in the README table: its canonical config's run and its best committed model."""
 
     env_id: str
-    config: str  #: the canonical config (Golf's on ``runs``, Miss Milligan's on ``rules_moves``, the others' on planes)
+    config: str  #: the canonical config (Golf's on ``runs``, Miss Milligan's and pocket's on ``rules_moves``)
     plain_run: str  #: benchmarks/runs/<name> that config wrote
     best_run: str  #: benchmarks/runs/<name> behind the best PPO row
     best_model: str  #: the committed model of that run (models/<name>.zip)
