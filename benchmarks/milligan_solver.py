@@ -65,15 +65,13 @@ def greedy_result(game: Any, state: Any) -> tuple[int, bool]:
     return int(game.score(end)), game.is_won(end)
 
 
-def replay_won(env: gym.Env[Any, Any], seed: int, moves: list[int]) -> None:
+def replay_won(env_id: str, seed: int, moves: list[int]) -> None:
     """Play ``moves`` from the deal of ``seed``; RuntimeError unless they are legal and win the game."""
-    env.reset(seed=seed)
-    info: dict[str, Any] = {"won": False}
-    for i, action in enumerate(moves):
-        _, _, terminated, truncated, info = env.step(action)
-        if info["illegal_action"] or ((terminated or truncated) and i < len(moves) - 1):
-            raise RuntimeError(f"deal {seed}: the solver's line breaks the rules at move {i} ({action})")
-    if not info["won"]:
+    try:
+        won = solution_record(env_id, moves, seed=seed).won
+    except ValueError as err:
+        raise RuntimeError(f"deal {seed}: the solver's line breaks the rules: {err}") from err
+    if not won:
         raise RuntimeError(f"deal {seed}: the solver's line of {len(moves)} moves does not win")
 
 
@@ -81,7 +79,6 @@ def solve_shard(shard: Shard) -> dict[str, Any]:
     """Each deal of the shard: the solver's verdict (a won line replayed), nodes, seconds, and the greedy's game."""
     env_id = ENV_IDS[shard.game]
     env = gym.make(env_id)
-    replay_env = gym.make(env_id)
     deals = []
     for i in range(shard.start, shard.start + shard.count):
         seed = shard.seed + i
@@ -89,7 +86,7 @@ def solve_shard(shard: Shard) -> dict[str, Any]:
         game, state = env.unwrapped.game, env.unwrapped.state  # type: ignore[attr-defined]
         found = solve(game, state, shard.max_nodes, shard.max_seconds)
         if found.verdict == "won":
-            replay_won(replay_env, seed, found.moves)
+            replay_won(env_id, seed, found.moves)
         greedy_cards, greedy_won = greedy_result(game, state)
         if greedy_won and found.verdict == "lost":
             raise RuntimeError(f"deal {seed} of {shard.game}: the greedy wins it, the solver claims it lost")

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from benchmarks import milligan_solver as bench
+from patience_gym.games.milligan_tables import DEAL
 from patience_gym.records import load_record, replay
 from tests.helpers import RunBenchmark
 
@@ -78,3 +79,11 @@ def test_bad_options_are_named(assert_refused: Any) -> None:
             (["--address", "auto"], "--address needs --backend ray"),
         ],
     )
+
+
+def test_a_line_that_breaks_the_rules_or_does_not_win_is_refused() -> None:
+    env_id = bench.ENV_IDS["miss_milligan"]
+    with pytest.raises(RuntimeError, match="deal 0: the solver's line of 1 moves does not win"):
+        bench.replay_won(env_id, 0, [DEAL])
+    with pytest.raises(RuntimeError, match=r"deal 0: the solver's line breaks the rules: move 1 \(0\)"):
+        bench.replay_won(env_id, 0, [DEAL, 0])
