@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ import patience_gym  # noqa: F401 - registers the envs
 from agents.baselines.greedy_milligan import greedy_line
 from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, run_resumable
-from agents.solvers.milligan import ENV_IDS, solution_record, solve
+from agents.solvers.milligan import ENV_IDS, MilliganSolution, solution_record, solve
 from agents.training.report import machine_description
 from benchmarks import RESULTS, named_counts, write_results
 from patience_gym.records import save_record
@@ -75,18 +76,25 @@ def replay_won(env_id: str, seed: int, moves: list[int]) -> None:
         raise RuntimeError(f"deal {seed}: the solver's line of {len(moves)} moves does not win")
 
 
-def solve_shard(shard: Shard) -> dict[str, Any]:
-    """Each deal of the shard: the solver's verdict (a won line replayed), nodes, seconds, and the greedy's game."""
-    env_id = ENV_IDS[shard.game]
+def solved_deals(
+    env_id: str, seeds: Iterable[int], max_nodes: int | None, max_seconds: float | None
+) -> Iterator[tuple[int, Any, MilliganSolution]]:
+    """Each deal's seed, its env reset to it (``unwrapped``) and the solver's verdict, a won line replayed."""
     env = gym.make(env_id)
-    deals = []
-    for i in range(shard.start, shard.start + shard.count):
-        seed = shard.seed + i
+    for seed in seeds:
         env.reset(seed=seed)
-        game, state = env.unwrapped.game, env.unwrapped.state  # type: ignore[attr-defined]
-        found = solve(game, state, shard.max_nodes, shard.max_seconds)
+        found = solve(env.unwrapped.game, env.unwrapped.state, max_nodes, max_seconds)  # type: ignore[attr-defined]
         if found.verdict == "won":
             replay_won(env_id, seed, found.moves)
+        yield seed, env.unwrapped, found
+
+
+def solve_shard(shard: Shard) -> dict[str, Any]:
+    """Each deal of the shard: the solver's verdict (a won line replayed), nodes, seconds, and the greedy's game."""
+    deals = []
+    seeds = range(shard.seed + shard.start, shard.seed + shard.start + shard.count)
+    for seed, env, found in solved_deals(ENV_IDS[shard.game], seeds, shard.max_nodes, shard.max_seconds):
+        game, state = env.game, env.state
         greedy_cards, greedy_won = greedy_result(game, state)
         if greedy_won and found.verdict == "lost":
             raise RuntimeError(f"deal {seed} of {shard.game}: the greedy wins it, the solver claims it lost")

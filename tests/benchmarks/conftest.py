@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import RunBenchmark
+from tests.helpers import AssertRefused, RunBenchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,14 +27,11 @@ def run_benchmark() -> RunBenchmark:
     return run
 
 
-Refusals = list[tuple[list[str], str]]
-
-
 @pytest.fixture
-def assert_refused(capsys: pytest.CaptureFixture[str]) -> Callable[[Callable[[list[str]], None], Refusals], None]:
+def assert_refused(capsys: pytest.CaptureFixture[str]) -> AssertRefused:
     """``assert_refused(main, [(argv, message), ...])``: ``main(argv)`` exits with a usage error naming ``message``."""
 
-    def check(main: Callable[[list[str]], None], cases: Refusals) -> None:
+    def check(main: Callable[[list[str]], None], cases: list[tuple[list[str], str]]) -> None:
         for argv, message in cases:
             with pytest.raises(SystemExit):
                 main(argv)

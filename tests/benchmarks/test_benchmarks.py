@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 
 from benchmarks.baselines import to_markdown
 from benchmarks.env_speed import time_env
+from tests.helpers import AssertRefused
 
 
 def test_env_speed_times_an_env():
@@ -263,7 +262,7 @@ def test_planner_benchmark_pairs_the_planner_with_the_greedy_on_the_same_deals()
     assert f"| Golf-v0 | 2 | {100 * paired['win_rate']:+.1f} ± " in table
 
 
-def test_planner_benchmark_names_a_bad_env_or_count_before_playing(assert_refused: Any) -> None:
+def test_planner_benchmark_names_a_bad_env_or_count_before_playing(assert_refused: AssertRefused) -> None:
     from benchmarks import planners
 
     assert_refused(

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from benchmarks import milligan_solver as bench
 from patience_gym.games.milligan_tables import DEAL
 from patience_gym.records import load_record, replay
-from tests.helpers import RunBenchmark
+from tests.helpers import AssertRefused, RunBenchmark
 
 
 def test_script_writes_shares_that_add_up_and_records_that_replay(tmp_path: Path, run_benchmark: RunBenchmark) -> None:
@@ -65,7 +64,7 @@ def test_a_shard_kept_by_an_interrupted_run_is_not_solved_again(
     assert [r["seed"] for r in rows] == [5, 6] and summary["deals"] == 2
 
 
-def test_bad_options_are_named(assert_refused: Any) -> None:
+def test_bad_options_are_named(assert_refused: AssertRefused) -> None:
     assert_refused(
         bench.main,
         [

@@ -15,6 +15,8 @@ import numpy as np
 
 #: The ``run_benchmark`` fixture's type (tests/benchmarks/conftest.py): ``python -m <module> <args>`` from the root.
 RunBenchmark = Callable[..., subprocess.CompletedProcess[str]]
+#: The ``assert_refused`` fixture's type (tests/benchmarks/conftest.py): ``(main, [(argv, message), ...])``.
+AssertRefused = Callable[[Callable[[list[str]], None], list[tuple[list[str], str]]], None]
 
 
 def masked_random_action(rng: np.random.Generator, mask: np.ndarray) -> int:
