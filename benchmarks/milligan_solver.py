@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -66,10 +66,11 @@ def greedy_result(game: Any, state: Any) -> tuple[int, bool]:
     return int(game.score(end)), game.is_won(end)
 
 
-def replay_won(env_id: str, seed: int, moves: list[int]) -> None:
-    """Play ``moves`` from the deal of ``seed``; RuntimeError unless they are legal and win the game."""
+def replay_won(env_id: str, seed: int, moves: list[int], env_kwargs: Mapping[str, Any] | None = None) -> None:
+    """Play ``moves`` from the deal of ``seed`` (rule options ``env_kwargs``); RuntimeError unless they are
+    legal and win the game."""
     try:
-        won = solution_record(env_id, moves, seed=seed).won
+        won = solution_record(env_id, moves, seed=seed, env_kwargs=env_kwargs).won
     except ValueError as err:
         raise RuntimeError(f"deal {seed}: the solver's line breaks the rules: {err}") from err
     if not won:
@@ -77,15 +78,19 @@ def replay_won(env_id: str, seed: int, moves: list[int]) -> None:
 
 
 def solved_deals(
-    env_id: str, seeds: Iterable[int], max_nodes: int | None, max_seconds: float | None
+    env_id: str,
+    seeds: Iterable[int],
+    max_nodes: int | None,
+    max_seconds: float | None,
+    env_kwargs: Mapping[str, Any] | None = None,
 ) -> Iterator[tuple[int, Any, MilliganSolution]]:
     """Each deal's seed, its env reset to it (``unwrapped``) and the solver's verdict, a won line replayed."""
-    env = gym.make(env_id)
+    env = gym.make(env_id, **dict(env_kwargs or {}))
     for seed in seeds:
         env.reset(seed=seed)
         found = solve(env.unwrapped.game, env.unwrapped.state, max_nodes, max_seconds)  # type: ignore[attr-defined]
         if found.verdict == "won":
-            replay_won(env_id, seed, found.moves)
+            replay_won(env_id, seed, found.moves, env_kwargs)
         yield seed, env.unwrapped, found
 
 

@@ -1,25 +1,35 @@
-"""The pocket version's solver against Solvitaire (Blake & Gent), the issue's anchor, on the same deals.
+"""The Miss Milligan family's solver against Solvitaire (Blake & Gent), the strongest general patience
+solver, on the same deals and the same wall-clock budget.
 
-Solvitaire has no Miss Milligan preset; its rule schema (:data:`SOLVITAIRE_RULES`) expresses the pocket
-version up to two differences, each of which only gives Solvitaire more lines: its removable foundations
-also let a foundation's top card go into the cell, and it has no progress rule. So a deal it proves
-unsolvable is lost under our rules too (checked against our solver's replayed wins), while its "solved"
-is not proof of a win here.
+Solvitaire has no preset for the family; its rule schema (:data:`GAMES`) expresses two of our games up to
+differences that only give Solvitaire more lines:
 
-Deal ``i`` is ``reset(seed=seed + i)`` of ``MissMilliganPocket-v0``. Each deal is given to both solvers
-with the same wall-clock budget (``--seconds``) on one core, one after the other: ours
-(:mod:`agents.solvers.milligan`, no position limit; its won lines are replayed in the env) and a
-Solvitaire binary you build yourself (``--solvitaire PATH``; it is GPL software and not part of this
-project). Solvitaire runs as its solvability mode does (``--streamliners smart-solvability``: first a
-tenth of the budget with its streamliners, then the whole budget without them when that did not solve
-it), so it gets up to 1.1 times the budget. Decided shares carry Wilson 95% intervals.
+* ``pocket`` (``MissMilliganPocket-v0``): its removable foundations also let a foundation's top card go
+  into the cell (the pocket), and it has no progress rule;
+* ``giant_anytime`` (``Giant-v0`` with ``worry_back_anytime=True``, Aisleriot's rule): it has no progress
+  rule. (Giant's book rule, worrying back only once the stock is out, has no Solvitaire spelling.)
+
+So a deal it proves unsolvable is lost under our rules too (checked against our solver's replayed wins:
+a contradiction is named as a rule mismatch), while its "solved" is not proof of a win here.
+
+Deal ``i`` is ``reset(seed=seed + i)`` of the env. Each deal is given to both solvers with the same
+wall-clock budget (``--seconds``) on one core, one after the other: ours (:mod:`agents.solvers.milligan`,
+no position limit; its won lines are replayed in the env) and a Solvitaire binary you build yourself
+(``--solvitaire PATH``; it is GPL software and not part of this project: in a checkout of its
+repository, with Boost.Program_options installed (Debian: ``libboost-program-options-dev``),
+``g++ -O3 -std=c++14 -DNDEBUG -Ilib/rapidjson -Ilib $(find src/main -name '*.cpp') -o solvitaire
+-lboost_program_options -pthread`` builds it without the test framework its CMake file downloads).
+Solvitaire runs as its solvability mode does (``--streamliners smart-solvability``: first a tenth of the
+budget with its streamliners, then the whole budget without them when that did not solve it), so it gets
+up to 1.1 times the budget. Shares carry Wilson 95% intervals.
 
 Shards and resuming work as in :mod:`benchmarks.milligan_solver` (``--state-dir``).
 
 Writes ``benchmarks/results/solvitaire.json`` and ``.md``.
 
-Usage: ``python -m benchmarks.solvitaire --solvitaire PATH [--deals 40] [--seed 0] [--seconds 60]
-[--shard-size 5] [--backend serial|process|ray] [--workers N] [--state-dir DIR] [--out DIR]``
+Usage: ``python -m benchmarks.solvitaire --solvitaire PATH [--games pocket giant_anytime=20] [--deals 40]
+[--seed 0] [--seconds 60] [--shard-size 5] [--backend serial|process|ray] [--workers N] [--state-dir DIR]
+[--out DIR]``
 """
 
 from __future__ import annotations
@@ -30,39 +40,56 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, run_resumable
-from agents.solvers.milligan import ENV_IDS
 from agents.training.report import machine_description
-from benchmarks import RESULTS, write_results
+from benchmarks import RESULTS, named_counts, write_results
 from benchmarks.milligan_solver import solved_deals
 
-ENV_ID = ENV_IDS["miss_milligan_pocket"]
 VERDICTS = ("won", "lost", "undecided")
 #: Solvitaire's words for its verdicts, in ours.
 SOLVITAIRE_VERDICTS = {"solved": "won", "unsolvable": "lost", "timed-out": "undecided"}
 
-#: The pocket version in Solvitaire's rule schema: 8 red-black columns dealt one card each, kings (or
-#: sequences headed by one) into spaces, built sequences movable whole or in part, one cell (the pocket),
-#: foundations whose top card may come back, two packs, and 96 stock cards dealt one to each column.
-SOLVITAIRE_RULES: dict[str, Any] = {
-    "tableau piles": {
-        "count": 8,
-        "build policy": "red-black",
-        "spaces policy": "kings",
-        "move built group": "yes",
-        "move built group policy": "same-as-build",
-        "face up cards": "all",
-    },
-    "foundations": {"present": True, "initial cards": "none", "base card": "A", "removable": True},
-    "cells": {"count": 1},
-    "stock": {"size": 96, "deal type": "tableau piles"},
-    "two decks": True,
+
+@dataclass(frozen=True)
+class Variant:
+    """One of our games (an env and its rule options) and its spelling in Solvitaire's rule schema."""
+
+    env_id: str
+    env_kwargs: dict[str, Any]
+    game: str  #: the rules' name in a state dict
+    rules: dict[str, Any] = field(repr=False)
+
+
+def _rules(spaces: str, cells: int) -> dict[str, Any]:
+    """8 red-black columns dealt one card each, built sequences movable whole or in part, foundations
+    whose top card may come back, two packs, and 96 stock cards dealt one to each column at any time."""
+    return {
+        "tableau piles": {
+            "count": 8,
+            "build policy": "red-black",
+            "spaces policy": spaces,
+            "move built group": "yes",
+            "move built group policy": "same-as-build",
+            "face up cards": "all",
+        },
+        "foundations": {"present": True, "initial cards": "none", "base card": "A", "removable": True},
+        "cells": {"count": cells},
+        "stock": {"size": 96, "deal type": "tableau piles"},
+        "two decks": True,
+    }
+
+
+#: Our games that Solvitaire's schema can express: the pocket version (kings, or sequences headed by
+#: one, into spaces; one cell, the pocket) and Giant worrying back at any time (anything into spaces).
+GAMES = {
+    "pocket": Variant("patience_gym/MissMilliganPocket-v0", {}, "miss_milligan_pocket", _rules("kings", 1)),
+    "giant_anytime": Variant("patience_gym/Giant-v0", {"worry_back_anytime": True}, "giant", _rules("any", 0)),
 }
 
 
@@ -71,13 +98,13 @@ def solvitaire_card(code: str) -> str:
     return "10" + code[1:] if code.startswith("T") else code
 
 
-def solvitaire_deal(deal: dict[str, Any]) -> dict[str, Any]:
-    """A starting position of the pocket version (``env.state_dict()``) as a Solvitaire deal.
+def solvitaire_deal(deal: dict[str, Any], game: str) -> dict[str, Any]:
+    """A starting position of ``game`` (``env.state_dict()``) as a Solvitaire deal.
 
     Solvitaire deals from the end of its stock list (column 1 first), so the stock is reversed.
     """
-    if deal.get("game") != "miss_milligan_pocket":
-        raise ValueError(f"a Solvitaire deal is made from a pocket-version deal, got game {deal.get('game')!r}")
+    if deal.get("game") != game:
+        raise ValueError(f"a Solvitaire deal of {game} is made from a deal of {game}, got {deal.get('game')!r}")
     if any(deal["foundations"]) or deal.get("pocket") or len(deal["stock"]) != 96:
         raise ValueError("a Solvitaire deal is made from the starting position: empty foundations, 96 stock cards")
     return {
@@ -95,11 +122,12 @@ def parse_classify(output: str) -> str:
     return SOLVITAIRE_VERDICTS[word]
 
 
-def run_solvitaire(binary: str, deal: dict[str, Any], seconds: float) -> tuple[str, float]:
-    """Solvitaire's verdict on ``deal`` (a Solvitaire deal) within ``seconds``, and the wall time it took."""
+def run_solvitaire(binary: str, rules: dict[str, Any], deal: dict[str, Any], seconds: float) -> tuple[str, float]:
+    """Solvitaire's verdict on ``deal`` (a Solvitaire deal) under ``rules`` within ``seconds``, and the wall
+    time it took."""
     with tempfile.TemporaryDirectory() as folder:
         rules_path, deal_path = Path(folder, "rules.json"), Path(folder, "deal.json")
-        rules_path.write_text(json.dumps(SOLVITAIRE_RULES))
+        rules_path.write_text(json.dumps(rules))
         deal_path.write_text(json.dumps(deal))
         command = [binary, "--custom-rules", str(rules_path), "--timeout", str(int(seconds * 1000)), "--classify"]
         command += ["--streamliners", "smart-solvability", str(deal_path)]
@@ -113,8 +141,10 @@ def run_solvitaire(binary: str, deal: dict[str, Any], seconds: float) -> tuple[s
 
 @dataclass(frozen=True)
 class Shard:
-    """Deals ``start .. start+count-1`` (seeds ``seed + start ..``), each solver given ``seconds``: one task."""
+    """Deals ``start .. start+count-1`` (seeds ``seed + start ..``) of one game (a key of :data:`GAMES`), each
+    solver given ``seconds``: one task."""
 
+    game: str
     binary: str
     seed: int
     start: int
@@ -123,19 +153,21 @@ class Shard:
 
     @property
     def filename(self) -> str:
-        return f"pocket-seed{self.seed}-{self.start:06d}+{self.count}-s{self.seconds:g}.json"
+        return f"{self.game}-seed{self.seed}-{self.start:06d}+{self.count}-s{self.seconds:g}.json"
 
 
 def solve_shard(shard: Shard) -> dict[str, Any]:
     """Each deal of the shard: our solver's verdict (a won line replayed) and Solvitaire's, with their times."""
+    variant = GAMES[shard.game]
     deals = []
     seeds = range(shard.seed + shard.start, shard.seed + shard.start + shard.count)
-    for seed, env, ours in solved_deals(ENV_ID, seeds, None, shard.seconds):
-        theirs, took = run_solvitaire(shard.binary, solvitaire_deal(env.state_dict()), shard.seconds)
+    for seed, env, ours in solved_deals(variant.env_id, seeds, None, shard.seconds, variant.env_kwargs):
+        deal = solvitaire_deal(env.state_dict(), variant.game)
+        theirs, took = run_solvitaire(shard.binary, variant.rules, deal, shard.seconds)
         if theirs == "lost" and ours.verdict == "won":
             raise RuntimeError(
-                f"deal {seed}: Solvitaire proves it unsolvable, but our solver's line wins it under the rules; "
-                "the rules or the deal given to Solvitaire do not match the pocket version"
+                f"deal {seed} of {shard.game}: Solvitaire proves it unsolvable, but our solver's line wins it "
+                "under the rules; the rules or the deal given to Solvitaire do not match the game"
             )
         deals.append(
             {
@@ -149,48 +181,49 @@ def solve_shard(shard: Shard) -> dict[str, Any]:
     return {"shard": asdict(shard), "deals": deals}
 
 
-def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def summarise(game: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Both solvers' shares of each verdict and of decided deals, with Wilson intervals and mean seconds."""
     n = len(rows)
-    out: dict[str, Any] = {"deals": n}
+    out: dict[str, Any] = {"game": game, "env": GAMES[game].env_id, "env_kwargs": GAMES[game].env_kwargs, "deals": n}
     for solver in ("ours", "solvitaire"):
-        for verdict in VERDICTS:
-            count = sum(r[solver] == verdict for r in rows)
+        for verdict in (*VERDICTS, "decided"):
+            count = n - out[f"{solver}_undecided"] if verdict == "decided" else sum(r[solver] == verdict for r in rows)
             out[f"{solver}_{verdict}"] = count
             out[f"{solver}_{verdict}_ci95"] = wilson_ci95(count, n)
-        decided = n - out[f"{solver}_undecided"]
-        out[f"{solver}_decided"] = decided
-        out[f"{solver}_decided_ci95"] = wilson_ci95(decided, n)
         out[f"{solver}_seconds_mean"] = sum(r[f"{solver}_seconds"] for r in rows) / n
     out["solvitaire_won_ours_not"] = sum(r["solvitaire"] == "won" and r["ours"] != "won" for r in rows)
     return out
 
 
 def to_markdown(data: dict[str, Any]) -> str:
-    s, n = data["summary"], data["summary"]["deals"]
     lines = [
-        f"`MissMilliganPocket-v0`, {n} deals (seeds {data['seed']}..), {data['seconds']:g} s a deal for each solver"
-        f" on one core (Solvitaire up to 1.1 times that, its solvability mode); Wilson 95% intervals; "
-        f"{data['machine']}.",
+        f"Seeded deals (seeds {data['seed']}..), {data['seconds']:g} s a deal for each solver on one core (Solvitaire"
+        f" up to 1.1 times that, its solvability mode); Wilson 95% intervals; {data['machine']}.",
         "",
-        "| solver | won | proved lost | undecided | decided | s per deal (mean) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| game | deals | solver | won | proved lost | undecided | decided | s per deal (mean) |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
     ]
-    for solver, name in (("ours", "agents.solvers.milligan"), ("solvitaire", "Solvitaire")):
-        cells = [format_share(s[f"{solver}_{v}"] / n, s[f"{solver}_{v}_ci95"]) for v in (*VERDICTS, "decided")]
-        lines.append(f"| {name} | {' | '.join(cells)} | {s[f'{solver}_seconds_mean']:.1f} |")
-    lines += [
-        "",
-        f'Solvitaire\'s rules give it more lines than ours (see the script), so its "won" is not a win here: '
-        f"{s['solvitaire_won_ours_not']} of its wins are deals our solver did not win within the budget.",
-    ]
+    for g in data["games"]:
+        n = g["deals"]
+        for solver, name in (("ours", "agents.solvers.milligan"), ("solvitaire", "Solvitaire")):
+            cells = [format_share(g[f"{solver}_{v}"] / n, g[f"{solver}_{v}_ci95"]) for v in (*VERDICTS, "decided")]
+            lines.append(f"| {g['game']} | {n} | {name} | {' | '.join(cells)} | {g[f'{solver}_seconds_mean']:.1f} |")
+    lines.append("")
+    for g in data["games"]:
+        lines.append(
+            f"- {g['game']}: {g['solvitaire_won_ours_not']} of Solvitaire's wins are deals our solver did not win "
+            'within the budget (its rules give it more lines, so its "won" is not a win here).'
+        )
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--solvitaire", required=True, help="path of a Solvitaire binary")
-    parser.add_argument("--deals", type=int, default=40)
+    parser.add_argument(
+        "--games", nargs="+", default=list(GAMES), metavar="GAME[=N]", help=f"of {list(GAMES)}; N overrides --deals"
+    )
+    parser.add_argument("--deals", type=int, default=40, help="deals per game")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=60.0, help="wall-clock budget per deal for each solver")
     parser.add_argument("--shard-size", type=int, default=5)
@@ -203,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, value in [("--shard-size", args.shard_size), ("--deals", args.deals)]:
         if value < 1:
             parser.error(f"{name} must be at least 1, got {value}")
+    games = named_counts(parser, args.games, GAMES, lambda game: args.deals, "--games", "game")
     if not args.seconds > 0:
         parser.error(f"--seconds must be positive, got {args.seconds}")
     binary = shutil.which(args.solvitaire)
@@ -210,23 +244,20 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--solvitaire {args.solvitaire!r}: no such executable file")
     if args.address and args.backend != "ray":
         parser.error("--address needs --backend ray")
-    shards = [
-        Shard(str(Path(binary).resolve()), args.seed, start, min(args.shard_size, args.deals - start), args.seconds)
-        for start in range(0, args.deals, args.shard_size)
-    ]
-    parts, solved = run_resumable(
-        solve_shard, shards, args.state_dir, "deals", args.backend, args.address, args.workers
-    )
-    rows = [d for part in parts for d in part["deals"]]
-    data = {
-        "seed": args.seed,
-        "seconds": args.seconds,
-        "machine": machine_description(),
-        "shards": len(shards),
-        "shards_solved": solved,
-        "summary": summarise(rows),
-        "rows": rows,
-    }
+    binary = str(Path(binary).resolve())
+    data: dict[str, Any] = {"seed": args.seed, "seconds": args.seconds, "machine": machine_description(), "games": []}
+    for game, deals in games.items():
+        shards = [
+            Shard(game, binary, args.seed, start, min(args.shard_size, deals - start), args.seconds)
+            for start in range(0, deals, args.shard_size)
+        ]
+        parts, solved = run_resumable(
+            solve_shard, shards, args.state_dir, "deals", args.backend, args.address, args.workers
+        )
+        rows = [d for part in parts for d in part["deals"]]
+        summary = summarise(game, rows)
+        summary.update(shards=len(shards), shards_solved=solved, rows=rows)
+        data["games"].append(summary)
     write_results("solvitaire", data, to_markdown(data), args.out)
 
 

@@ -15,29 +15,32 @@ from benchmarks import solvitaire as bench
 from tests.helpers import AssertRefused, RunBenchmark
 
 
-def pocket_deal(seed: int) -> tuple[gym.Env, dict]:
-    env = gym.make(bench.ENV_ID)
+def starting_deal(seed: int, game: str = "pocket") -> tuple[gym.Env, dict]:
+    env = gym.make(bench.GAMES[game].env_id, **bench.GAMES[game].env_kwargs)
     env.reset(seed=seed)
     return env, env.unwrapped.state_dict()  # type: ignore[attr-defined]
 
 
 def fake_solvitaire(folder: Path, verdict: str) -> Path:
-    """A stand-in that keeps its arguments and the rules it was given, then prints a ``--classify`` line."""
+    """A stand-in that keeps its arguments and the rules and deal of call ``n`` (``rules<n>.json``,
+    ``deal<n>.json``), then prints a ``--classify`` line."""
     path = folder / "solvitaire"
     path.write_text(
         "#!/usr/bin/env bash\n"
         f'echo "$@" >> "{folder}/calls"\n'
-        f'cp "$2" "{folder}/rules.json"\n'
-        'cp "${@: -1}" ' + f'"{folder}/deal.json"\n'
+        f'n=$(wc -l < "{folder}/calls")\n'
+        f'cp "$2" "{folder}/rules$n.json"\n'
+        'cp "${@: -1}" ' + f'"{folder}/deal$n.json"\n'
         f'echo "[info] Attempting to solve..."\necho ", {verdict}, 10, 5, 5, {verdict}"\n'
     )
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return path
 
 
-def test_solvitaire_deals_first_what_the_env_deals_first() -> None:
-    env, deal = pocket_deal(3)
-    theirs = bench.solvitaire_deal(deal)
+@pytest.mark.parametrize("game", list(bench.GAMES))
+def test_solvitaire_deals_first_what_the_env_deals_first(game: str) -> None:
+    env, deal = starting_deal(3, game)
+    theirs = bench.solvitaire_deal(deal, bench.GAMES[game].game)
     assert [len(c) for c in theirs["tableau piles"]] == [1] * 8 and len(theirs["stock"]) == 96
     assert all(card[:-1] in {"A", *map(str, range(2, 11)), "J", "Q", "K"} for card in theirs["stock"])
     # Solvitaire takes from the end of its stock list, column 1 first: those are the env's first deal.
@@ -50,12 +53,12 @@ def test_solvitaire_deals_first_what_the_env_deals_first() -> None:
 
 
 def test_only_a_starting_position_of_the_pocket_version_is_converted() -> None:
-    env, deal = pocket_deal(0)
-    with pytest.raises(ValueError, match="from a pocket-version deal"):
-        bench.solvitaire_deal({**deal, "game": "giant"})
+    env, deal = starting_deal(0)
+    with pytest.raises(ValueError, match="is made from a deal of miss_milligan_pocket, got 'giant'"):
+        bench.solvitaire_deal({**deal, "game": "giant"}, "miss_milligan_pocket")
     env.step(next(a for a in env.unwrapped.legal_actions() if "deal" in env.unwrapped.describe_action(a)))  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="the starting position"):
-        bench.solvitaire_deal(env.unwrapped.state_dict())  # type: ignore[attr-defined]
+        bench.solvitaire_deal(env.unwrapped.state_dict(), "miss_milligan_pocket")  # type: ignore[attr-defined]
 
 
 def test_its_verdicts_are_read_and_anything_else_is_named() -> None:
@@ -68,30 +71,37 @@ def test_its_verdicts_are_read_and_anything_else_is_named() -> None:
 
 def test_script_runs_both_solvers_and_resumes(tmp_path: Path, run_benchmark: RunBenchmark) -> None:
     binary = fake_solvitaire(tmp_path, "timed-out")
-    args = ["--solvitaire", str(binary), "--deals", "2", "--seconds", "2", "--shard-size", "1"]
-    args += ["--out", str(tmp_path), "--state-dir", str(tmp_path / "state")]
+    args = ["--solvitaire", str(binary), "--games", "pocket", "giant_anytime=1", "--deals", "2", "--seconds", "2"]
+    args += ["--shard-size", "1", "--out", str(tmp_path), "--state-dir", str(tmp_path / "state")]
     done = run_benchmark("benchmarks.solvitaire", *args)
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "solvitaire.json").read_text())
-    summary = data["summary"]
-    assert [r["seed"] for r in data["rows"]] == [0, 1]
-    assert summary["solvitaire_undecided"] == 2 and summary["ours_won"] + summary["ours_undecided"] == 2
-    assert json.loads((tmp_path / "rules.json").read_text()) == bench.SOLVITAIRE_RULES
+    pocket, giant = data["games"]
+    assert [r["seed"] for r in pocket["rows"]] == [0, 1] and [r["seed"] for r in giant["rows"]] == [0]
+    assert pocket["solvitaire_undecided"] == 2 and pocket["ours_won"] + pocket["ours_undecided"] == 2
+    assert giant["deals"] == 1 and giant["env_kwargs"] == {"worry_back_anytime": True}
     calls = (tmp_path / "calls").read_text().splitlines()
-    assert len(calls) == 2 and all("--timeout 2000 --classify --streamliners smart-solvability" in c for c in calls)
-    assert json.loads((tmp_path / "deal.json").read_text()) == bench.solvitaire_deal(pocket_deal(1)[1])
-    assert "| Solvitaire |" in (tmp_path / "solvitaire.md").read_text()
+    assert len(calls) == 3 and all("--timeout 2000 --classify --streamliners smart-solvability" in c for c in calls)
+    for n, (game, seed) in enumerate([("pocket", 0), ("pocket", 1), ("giant_anytime", 0)], start=1):
+        assert json.loads((tmp_path / f"rules{n}.json").read_text()) == bench.GAMES[game].rules
+        deal = bench.solvitaire_deal(starting_deal(seed, game)[1], bench.GAMES[game].game)
+        assert json.loads((tmp_path / f"deal{n}.json").read_text()) == deal
+    assert bench.GAMES["pocket"].rules["cells"] == {"count": 1} and bench.GAMES["giant_anytime"].rules["cells"] == {
+        "count": 0
+    }
+    table = (tmp_path / "solvitaire.md").read_text()
+    assert "| pocket | 2 | Solvitaire |" in table and "| giant_anytime | 1 | agents.solvers.milligan |" in table
 
     again = run_benchmark("benchmarks.solvitaire", *args)  # every shard kept: neither solver runs again
     assert again.returncode == 0, again.stderr
-    assert json.loads((tmp_path / "solvitaire.json").read_text())["shards_solved"] == 0
-    assert len((tmp_path / "calls").read_text().splitlines()) == 2
+    assert [g["shards_solved"] for g in json.loads((tmp_path / "solvitaire.json").read_text())["games"]] == [0, 0]
+    assert len((tmp_path / "calls").read_text().splitlines()) == 3
 
 
 def test_a_proof_of_loss_on_a_deal_our_solver_wins_names_a_rule_mismatch(tmp_path: Path) -> None:
     binary = fake_solvitaire(tmp_path, "unsolvable")
-    shard = bench.Shard(str(binary), seed=0, start=0, count=1, seconds=5)
-    with pytest.raises(RuntimeError, match="do not match the pocket version"):
+    shard = bench.Shard("pocket", str(binary), seed=0, start=0, count=1, seconds=5)
+    with pytest.raises(RuntimeError, match="do not match the game"):
         bench.solve_shard(shard)  # our solver wins deal 0 within a second
 
 
@@ -104,6 +114,7 @@ def test_bad_options_are_named(tmp_path: Path, assert_refused: AssertRefused) ->
             (["--solvitaire", binary, "--deals", "0"], "--deals must be at least 1, got 0"),
             (["--solvitaire", binary, "--seconds", "0"], "--seconds must be positive"),
             (["--solvitaire", binary, "--address", "auto"], "--address needs --backend ray"),
+            (["--solvitaire", binary, "--games", "klondike"], "unknown game 'klondike' in --games"),
             ([], "--solvitaire"),
         ],
     )
