@@ -139,6 +139,15 @@ def run_solvitaire(binary: str, rules: dict[str, Any], deal: dict[str, Any], sec
     return parse_classify(done.stdout), took
 
 
+def speaks_solvitaire(binary: str) -> bool:
+    """Whether ``binary --help`` describes Solvitaire's ``--custom-rules`` option (checked before any deal)."""
+    try:
+        done = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--custom-rules" in done.stdout + done.stderr
+
+
 @dataclass(frozen=True)
 class Shard:
     """Deals ``start .. start+count-1`` (seeds ``seed + start ..``) of one game (a key of :data:`GAMES`), each
@@ -242,9 +251,11 @@ def main(argv: list[str] | None = None) -> None:
     binary = shutil.which(args.solvitaire)
     if binary is None:
         parser.error(f"--solvitaire {args.solvitaire!r}: no such executable file")
+    binary = str(Path(binary).resolve())
+    if not speaks_solvitaire(binary):
+        parser.error(f"--solvitaire {args.solvitaire!r} is not a Solvitaire binary: its --help names no --custom-rules")
     if args.address and args.backend != "ray":
         parser.error("--address needs --backend ray")
-    binary = str(Path(binary).resolve())
     data: dict[str, Any] = {"seed": args.seed, "seconds": args.seconds, "machine": machine_description(), "games": []}
     for game, deals in games.items():
         shards = [

@@ -27,6 +27,7 @@ def fake_solvitaire(folder: Path, verdict: str) -> Path:
     path = folder / "solvitaire"
     path.write_text(
         "#!/usr/bin/env bash\n"
+        'if [ "$1" = --help ]; then echo "  --custom-rules arg  the rules" >&2; exit 0; fi\n'
         f'echo "$@" >> "{folder}/calls"\n'
         f'n=$(wc -l < "{folder}/calls")\n'
         f'cp "$2" "{folder}/rules$n.json"\n'
@@ -111,6 +112,7 @@ def test_bad_options_are_named(tmp_path: Path, assert_refused: AssertRefused) ->
         bench.main,
         [
             (["--solvitaire", str(tmp_path / "missing")], "no such executable file"),
+            (["--solvitaire", "true"], "'true' is not a Solvitaire binary: its --help names no --custom-rules"),
             (["--solvitaire", binary, "--deals", "0"], "--deals must be at least 1, got 0"),
             (["--solvitaire", binary, "--seconds", "0"], "--seconds must be positive"),
             (["--solvitaire", binary, "--address", "auto"], "--address needs --backend ray"),
