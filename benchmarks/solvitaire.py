@@ -44,14 +44,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, run_resumable
 from agents.training.report import machine_description
 from benchmarks import RESULTS, named_counts, write_results
-from benchmarks.milligan_solver import solved_deals
+from benchmarks.milligan_solver import VERDICTS, solved_deals
 
-VERDICTS = ("won", "lost", "undecided")
 #: Solvitaire's words for its verdicts, in ours.
 SOLVITAIRE_VERDICTS = {"solved": "won", "unsolvable": "lost", "timed-out": "undecided"}
 
