@@ -336,10 +336,8 @@ class _Links(NamedTuple):
     """Golf's link slots for :class:`_LinkChains` (b = batch; slot ``column * 5 + row``)."""
 
     exposed: torch.Tensor  # (b, 7, 5) 1.0 on each column's exposed card
-    top_rank: torch.Tensor  # (b, 7, 13) one-hot rank of each column's exposed card
-    follows: torch.Tensor  # (b, 7, 5, 13) how well each rank follows the card in the slot, in (0, 1)
-    to_beneath: torch.Tensor  # (b, 7, 5, 1) edge weight to the card beneath
-    to_own_top: torch.Tensor  # (b, 7, 5, 1) weight of the own column's exposed card (not a successor)
+    to_tops: torch.Tensor  # (b, 35, 7) edge weight from each card to the other columns' exposed cards
+    to_beneath: torch.Tensor  # (b, 7, 5, 1) edge weight from each card to the card beneath it
 
 
 class _LinkChains(nn.Module):
@@ -348,12 +346,16 @@ class _LinkChains(nn.Module):
     Slot ``column * 5 + row`` (row 4 dealt last). A card's successors are the
     exposed cards of the other columns and the card beneath it, each edge
     weighted by a learned table of (rank, next rank) started at "one rank
-    apart". Messages go through per-rank totals, not a 35 x 35 matrix.
+    apart". The edges to the exposed cards are one (35, 7) matrix per
+    position, built once; each round of messages is a batched product with it
+    and a shift down the column.
     """
 
     def __init__(self, rounds: int, width: int) -> None:
         super().__init__()
         self.register_buffer("row", nn.functional.one_hot(torch.arange(35) % 5, 5).float(), persistent=False)
+        own_column = nn.functional.one_hot(torch.arange(35) // 5, 7).float()
+        self.register_buffer("other_column", 1.0 - own_column, persistent=False)
         fit = torch.full((13, 13), -3.0)
         rank = torch.arange(12)
         fit[rank, rank + 1] = fit[rank + 1, rank] = 3.0
@@ -369,26 +371,29 @@ class _LinkChains(nn.Module):
         x = torch.cat([grid, row.expand(b, -1, -1), chances, links.exposed.view(b, 35, 1)], dim=2)
         first = torch.relu(self.embed(x))
         h = first
+        width = first.shape[2]
         for layer in self.rounds:
-            h = torch.relu(layer(torch.cat([first, self.message(h, links)], dim=2)))
+            assert isinstance(layer, nn.Linear)
+            # layer([first, message]) with the weight split: the first half's product is the same every round
+            own = nn.functional.linear(first, layer.weight[:, :width], layer.bias)
+            h = torch.relu(own + nn.functional.linear(self.message(h, links), layer.weight[:, width:]))
         return (h.view(b, 7, 5, -1) * links.exposed.unsqueeze(-1)).sum(dim=2)
 
     def links(self, grid: torch.Tensor) -> _Links:
         """Where the cards lie and how well one follows another (empty slots: all zero)."""
         b = grid.shape[0]
         slots = grid.view(b, 7, 5, 13)
+        other_column: torch.Tensor = self.other_column  # type: ignore[assignment]
         with torch.no_grad():
             occupied = grid.sum(dim=2).view(b, 7, 5)
             exposed = occupied * (1.0 - nn.functional.pad(occupied[..., 1:], (0, 1)))
-            top_rank = (slots * exposed.unsqueeze(-1)).sum(dim=2)
+            top_rank = (slots * exposed.unsqueeze(-1)).sum(dim=2)  # (b, 7, 13)
             below_rank = nn.functional.pad(slots[:, :, :-1], (0, 0, 1, 0))  # the rank beneath each slot
-        follows = (grid @ torch.sigmoid(self.fit)).view(b, 7, 5, 13)
+        follows = (grid @ torch.sigmoid(self.fit)).view(b, 7, 5, 13)  # how well each rank follows each card
         return _Links(
             exposed=exposed,
-            top_rank=top_rank,
-            follows=follows,
+            to_tops=(follows.view(b, 35, 13) @ top_rank.transpose(1, 2)) * other_column,
             to_beneath=(follows * below_rank).sum(dim=-1, keepdim=True),
-            to_own_top=(follows * top_rank.unsqueeze(2)).sum(dim=-1, keepdim=True),
         )
 
     @staticmethod
@@ -397,11 +402,8 @@ class _LinkChains(nn.Module):
         b, _, width = h.shape
         hv = h.view(b, 7, 5, width)
         tops = (hv * links.exposed.unsqueeze(-1)).sum(dim=2)  # (b, 7, width)
-        # from every exposed card through the rank totals, then less the own column's
-        to_tops = links.follows.view(b, 35, 13) @ (links.top_rank.transpose(1, 2) @ tops)
-        message = to_tops.view(b, 7, 5, width) - links.to_own_top * tops.unsqueeze(2)
-        message = message + links.to_beneath * nn.functional.pad(hv[:, :, :-1], (0, 0, 1, 0))
-        return message.view(b, 35, width)
+        beneath = links.to_beneath * nn.functional.pad(hv[:, :, :-1], (0, 0, 1, 0))
+        return (links.to_tops @ tops + beneath.view(b, 35, width)).view(b, 35, width)
 
 
 def _state_net(global_size: int, hidden: int) -> nn.Module:

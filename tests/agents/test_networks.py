@@ -6,6 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from torch import nn
 
 from agents.training.config import ConfigError, resolve_policy, resolve_policy_kwargs
 from agents.training.networks import CardEmbedding, GolfColumns, GolfMoves, MoveScorer, _LinkChains
@@ -218,6 +219,26 @@ def test_link_chains_messages_reach_the_other_exposed_cards_and_the_card_beneath
     message = chains.message(h, chains.links(grid))
     expected = torch.stack([_dense_message(chains, p, h[i]) for i, p in enumerate(positions)])
     torch.testing.assert_close(message, expected)
+
+
+def test_link_chains_rounds_read_the_first_states_and_the_messages():
+    torch.manual_seed(1)
+    chains = _LinkChains(rounds=2, width=4)
+    rng = np.random.default_rng(1)
+    positions = []
+    for _ in range(8):
+        cards = rng.permutation(52)[:35].tolist()
+        positions.append([cards[c * 5 : c * 5 + int(rng.integers(0, 6))] for c in range(7)])
+    grid = torch.stack([_link_grid(p) for p in positions])
+    chances = torch.rand(len(positions), 35, 2)
+    links = chains.links(grid)
+    row = nn.functional.one_hot(torch.arange(35) % 5, 5).float().expand(len(positions), -1, -1)
+    first = torch.relu(chains.embed(torch.cat([grid, row, chances, links.exposed.view(-1, 35, 1)], dim=2)))
+    h = first
+    for layer in chains.rounds:  # each round written plainly: layer([first, message])
+        h = torch.relu(layer(torch.cat([first, _LinkChains.message(h, links)], dim=2)))
+    expected = (h.view(-1, 7, 5, 4) * links.exposed.unsqueeze(-1)).sum(dim=2)
+    torch.testing.assert_close(chains(grid, chances), expected)
 
 
 def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings():
