@@ -638,14 +638,20 @@ class MoveRows(BaseFeaturesExtractor):
         split = x.shape[1]
         weight = self.token_in.weight
         g_share = nn.functional.linear(g, weight[:, split:], self.token_in.bias)
-        t = self.token(nn.functional.linear(x, weight[:, :split]) + g_share[batch])
-        dense = t.new_zeros(b, width, t.shape[1]).index_put((batch, slot), t)
-        pooled = dense.masked_fill(~listed.unsqueeze(-1), -1e4).max(dim=1, keepdim=True).values
-        dense = self.mix(torch.cat([dense, pooled.expand(-1, width, -1)], dim=2))
-        scores = self.score(dense[batch, slot]).squeeze(-1)
-        ids = torch.round(rows[batch, slot, L.ACTION] * self.num_actions).long() - 1
+        t = self.token(nn.functional.linear(x, weight[:, :split]) + g_share[batch])  # (moves, hidden), >= 0
+        # Each move then reads the max over its position's moves. The tokens are ReLU outputs, so zeros
+        # stand in for the unlisted slots; the mix layer's pooled half is computed once per position.
+        index = batch.unsqueeze(1).expand(-1, t.shape[1])
+        pooled = t.new_zeros(b, t.shape[1]).scatter_reduce(0, index, t, reduce="amax")
+        mix_in = self.mix[0]
+        assert isinstance(mix_in, nn.Linear)
+        hidden = t.shape[1]
+        pooled_share = nn.functional.linear(pooled, mix_in.weight[:, hidden:], mix_in.bias)
+        mixed = torch.relu(nn.functional.linear(t, mix_in.weight[:, :hidden]) + pooled_share[batch])
+        scores = self.score(mixed).squeeze(-1)
+        ids = torch.round(picked[:, L.ACTION] * self.num_actions).long() - 1
         logits = torch.full((b, self.num_actions), self.unlisted, device=obs.device, dtype=obs.dtype)
         logits = logits.index_put((batch, ids), scores)
         counts = listed.sum(dim=1, keepdim=True).clamp(min=1)
-        mean = (dense * listed.unsqueeze(-1)).sum(dim=1) / counts
+        mean = t.new_zeros(b, hidden).index_add(0, batch, mixed) / counts
         return torch.cat([logits, g, mean], dim=1)
