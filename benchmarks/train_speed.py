@@ -115,10 +115,12 @@ def measure(
     if vec == "batched":
         from agents.training.sb3_vec_env import make_sb3_vec_env
 
-        envs = _timed_vec_env(make_sb3_vec_env(config.env_id, n_envs, seed=0, env_kwargs=dict(config.env_kwargs)))
+        envs = _timed_vec_env(
+            make_sb3_vec_env(config.learner_env_id, n_envs, seed=0, env_kwargs=dict(config.env_kwargs))
+        )
     else:
         envs = make_vec_env(
-            config.env_id,
+            config.learner_env_id,
             n_envs=n_envs,
             seed=0,
             env_kwargs={"render_mode": None, **config.env_kwargs},

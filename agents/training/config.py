@@ -207,6 +207,15 @@ class TrainConfig:
     pretrain: PretrainConfig = dataclasses.field(default_factory=PretrainConfig)
     #: Vector env of the training envs: batched (the numba engine, where it has the env's encoding), dummy or subproc.
     vec: Literal["batched", "dummy", "subproc"] = "batched"
+    #: Learn on this env, a part of ``env_id``'s game, whose model then plays ``env_id`` part by part (a
+    #: Golf-v0 model plays GolfRound-v0 hole by hole): the warm start, the training envs and the held-out
+    #: evaluations are this env's, the report is ``env_id``'s. None: learn on ``env_id``.
+    learn_on: Annotated[str, Strict()] | None = None
+
+    @property
+    def learner_env_id(self) -> str:
+        """The env the model learns on: ``learn_on``, else ``env_id``."""
+        return self.learn_on or self.env_id
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainConfig:
@@ -229,7 +238,14 @@ class TrainConfig:
                 f"env_kwargs.render_mode {mode!r}: the batched engine does not render; "
                 f"drop render_mode or use vec: dummy (--vec dummy)"
             )
-        self._check_agents(self._game())
+        if self.learn_on is not None:
+            from agents.load import COMPATIBLE
+
+            parts = COMPATIBLE.get(self.env_id, ())
+            if self.learn_on not in parts:
+                can = f"one of {', '.join(parts)}" if parts else f"none: {self.env_id} is not played part by part"
+                raise ValueError(f"learn_on {self.learn_on!r}: a model of {self.env_id} may learn on {can}")
+        self._check_agents(self._game(self.env_id), self._game(self.learner_env_id))
         return self
 
     def _check_minibatches(self) -> None:
@@ -248,33 +264,33 @@ class TrainConfig:
                 f"a minibatch of one step; choose a batch_size that leaves none; {why}"
             )
 
-    def _game(self) -> Any:
-        """The env's game, made once from the config: an unknown env id or a bad env kwarg is named."""
+    def _game(self, env_id: str) -> Any:
+        """An env's game, made with the config's env kwargs: an unknown env id or a bad env kwarg is named."""
         import gymnasium as gym
 
         import patience_gym  # noqa: F401 - registers the envs
 
-        if self.env_id not in gym.registry or not self.env_id.startswith("patience_gym/"):
+        if env_id not in gym.registry or not env_id.startswith("patience_gym/"):
             known = ", ".join(k for k in gym.registry if k.startswith("patience_gym/"))
-            raise ValueError(f"unknown env id {self.env_id!r}; registered: {known}")
+            raise ValueError(f"unknown env id {env_id!r}; registered: {known}")
         try:
-            env = gym.make(self.env_id, **self.env_kwargs)
+            env = gym.make(env_id, **self.env_kwargs)
         except (TypeError, ValueError, KeyError, gym.error.Error) as exc:
             raise ValueError(f"env_kwargs: {exc}") from None
         game = env.unwrapped.game  # type: ignore[attr-defined]
         env.close()
         return game
 
-    def _check_agents(self, game: Any) -> None:
-        """Every report agent and the warm start's teacher exist for the game and take their options."""
+    def _check_agents(self, game: Any, learner_game: Any) -> None:
+        """Every report agent exists for the game, the warm start's teacher for the learner's, with their options."""
         from agents.registry import check_agent_spec
 
-        checks = [(f"report.agents[{i}]", spec) for i, spec in enumerate(self.report.agents)]
+        checks = [(f"report.agents[{i}]", spec, game, self.env_id) for i, spec in enumerate(self.report.agents)]
         if self.pretrain.episodes > 0:
-            checks.append(("pretrain.teacher", self.pretrain.teacher))
-        for key, spec in checks:
+            checks.append(("pretrain.teacher", self.pretrain.teacher, learner_game, self.learner_env_id))
+        for key, spec, played, env_id in checks:
             try:
-                check_agent_spec(spec, game.name, self.env_id, self.env_kwargs)
+                check_agent_spec(spec, played.name, env_id, self.env_kwargs)
             except ValueError as exc:
                 raise ValueError(f"{key}: {exc}") from None
 

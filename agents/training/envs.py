@@ -39,11 +39,11 @@ def select_vec(requested: str, config: TrainConfig) -> tuple[str, str | None]:
     encoding = config.env_kwargs.get("obs_encoding")
     try:
         batched_maker()
-        ok = batched_supported(config.env_id, encoding)
+        ok = batched_supported(config.learner_env_id, encoding)
     except ImportError as exc:
         return "dummy", f"the batched engine cannot load ({exc})"
     if not ok:
-        return "dummy", f"no batched engine for {config.env_id} with obs_encoding={encoding!r}"
+        return "dummy", f"no batched engine for {config.learner_env_id} with obs_encoding={encoding!r}"
     return "batched", None
 
 
@@ -73,22 +73,22 @@ def make_envs(
     if cycle is not None and n_envs != 1:
         raise ValueError("cycled deals need a single env")
     if vec == "batched":
-        venv = batched_maker()(config.env_id, n_envs, seed, {"render_mode": None, **config.env_kwargs})
+        venv = batched_maker()(config.learner_env_id, n_envs, seed, {"render_mode": None, **config.env_kwargs})
         if monitor_dir is None:
             return venv
         monitored = VecMonitor(venv, info_keywords=("score",))  # no file yet: appending_writer opens it
-        monitored.results_writer = appending_writer(monitor_dir / "batched", monitored, config.env_id)
+        monitored.results_writer = appending_writer(monitor_dir / "batched", monitored, config.learner_env_id)
         return monitored
 
     def factory(rank: int) -> Any:
         def make() -> gym.Env:  # type: ignore[type-arg]
             from stable_baselines3.common.monitor import Monitor
 
-            env = gym.make(config.env_id, **{"render_mode": None, **config.env_kwargs})
+            env = gym.make(config.learner_env_id, **{"render_mode": None, **config.env_kwargs})
             env.action_space.seed(seed + rank)
             monitor = Monitor(env, info_keywords=("score",))  # no file yet: appending_writer opens it
             if monitor_dir is not None:
-                monitor.results_writer = appending_writer(monitor_dir / str(rank), monitor, config.env_id)
+                monitor.results_writer = appending_writer(monitor_dir / str(rank), monitor, config.learner_env_id)
             return monitor if cycle is None else CycledDeals(monitor, first=seed, count=cycle)
 
         return make

@@ -372,7 +372,9 @@ def train(args: Args) -> Path:
     table = write_report(run_dir, config)
     from agents.load import save_model_spec
 
-    save_model_spec(run_dir / "model.zip", config.env_id, config.env_kwargs, card=(run_dir / "report.md").read_text())
+    save_model_spec(
+        run_dir / "model.zip", config.learner_env_id, config.env_kwargs, card=(run_dir / "report.md").read_text()
+    )
     print(table)
     print(f"\nrun written to {run_dir}")
     return run_dir
@@ -385,7 +387,7 @@ def new_model(config: TrainConfig, envs: Any, run_dir: Path | None, seed: int) -
 
     from agents.training.networks import complete_extractor_kwargs
 
-    layout = gym.make(config.env_id, **config.env_kwargs).unwrapped.observer.layout  # type: ignore[attr-defined]
+    layout = gym.make(config.learner_env_id, **config.env_kwargs).unwrapped.observer.layout  # type: ignore[attr-defined]
     try:
         policy_kwargs = complete_extractor_kwargs(resolve_policy_kwargs(config.policy_kwargs), layout)
         return MaskablePPO(
@@ -436,7 +438,9 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
     seeds = range(spec.seed, spec.seed + spec.episodes)
     gamma = float(config.ppo.gamma)
     print(f"pretraining: recording {spec.episodes} games of the {spec.teacher} teacher")
-    demos = collect(config.env_id, config.env_kwargs, spec.teacher, seeds, gamma, spec.jobs, state_dir=spec.teacher_dir)
+    demos = collect(
+        config.learner_env_id, config.env_kwargs, spec.teacher, seeds, gamma, spec.jobs, state_dir=spec.teacher_dir
+    )
     fit_kwargs: dict[str, Any] = {
         "batch_size": spec.batch_size,
         "learning_rate": spec.learning_rate,
@@ -462,7 +466,7 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
         demos, record["dagger"] = dagger(
             model,
             demos,
-            config.env_id,
+            config.learner_env_id,
             config.env_kwargs,
             spec.teacher,
             rounds,

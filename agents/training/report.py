@@ -62,6 +62,7 @@ def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) 
         f"# {config.env_id}: PPO against the baselines",
         "",
         f"Trained {training['timesteps']} steps in {training['train_seconds'] / 60:.1f} min on {payload['machine']}.",
+        *_learner_lines(config),
         f"All agents played the same {config.report.episodes} deals (seeds {config.report.seed}.."
         f"{config.report.seed + config.report.episodes - 1}), none of them dealt in training (seeds from "
         f"{TRAIN_SEED_BASE:,} on), in the held-out evaluations or in a warm start.",
@@ -139,6 +140,15 @@ def best_checkpoint(run_dir: Path) -> tuple[Path, int, float]:
         return path, int(data["timesteps"][best]), float(means[best])
 
 
+def _learner_lines(config: TrainConfig) -> list[str]:
+    if config.learn_on is None:
+        return []
+    return [
+        f"The model learned on {config.learn_on} (its warm start, training and held-out evaluations) and plays "
+        f"{config.env_id} part by part, as {config.learn_on} shows each part."
+    ]
+
+
 def time_to_beat(run_dir: Path, config: TrainConfig, teacher: str = "greedy") -> dict[str, Any] | None:
     """When the run first beat ``teacher`` on its held-out evaluation deals (None: no evaluations kept).
 
@@ -153,8 +163,9 @@ def time_to_beat(run_dir: Path, config: TrainConfig, teacher: str = "greedy") ->
         return None
     data = read_evaluations(history)
     times = {t["step"]: t["train_seconds"] for t in read_eval_times(run_dir / "eval" / EVAL_TIMES)}
-    env = gym.make(config.env_id, **config.env_kwargs)
-    agent = make_agent(teacher, env.unwrapped.game.name, env_id=config.env_id, env_kwargs=config.env_kwargs)  # type: ignore[attr-defined]
+    env_id = config.learner_env_id  # the held-out evaluations play the env the model learns on
+    env = gym.make(env_id, **config.env_kwargs)
+    agent = make_agent(teacher, env.unwrapped.game.name, env_id=env_id, env_kwargs=config.env_kwargs)  # type: ignore[attr-defined]
     seeds = range(config.eval.seed, config.eval.seed + config.eval.episodes)
     target = float(np.mean([sum(m.reward for m in run_episode(env, agent, seed)) for seed in seeds]))
     found: dict[str, Any] = {"teacher": teacher, "teacher_mean_return": target, "step": None, "train_seconds": None}

@@ -73,7 +73,7 @@ def resume_point(run_dir: Path, config: TrainConfig) -> tuple[Path, int]:
             f"cannot resume: no checkpoint in {run_dir / 'checkpoints'}; start the run again with "
             f"--run-dir {run_dir} --overwrite"
         )
-    env = gym.make(config.env_id, **config.env_kwargs)
+    env = gym.make(config.learner_env_id, **config.env_kwargs)
     fits = (env.observation_space.shape, int(env.action_space.n))  # type: ignore[attr-defined]
     for path in found:
         try:
@@ -90,7 +90,8 @@ def resume_point(run_dir: Path, config: TrainConfig) -> tuple[Path, int]:
         if held != fits:
             raise ConfigError(
                 f"cannot resume: checkpoint {path} (observations {held[0]}, {held[1]} actions) does not fit the env "
-                f"of {run_dir / 'config.yaml'} ({config.env_id}: {fits[0]}, {fits[1]} actions): was config.yaml edited?"
+                f"of {run_dir / 'config.yaml'} ({config.learner_env_id}: {fits[0]}, {fits[1]} actions): "
+                "was config.yaml edited?"
             )
         return path, int(model.num_timesteps)
     raise ConfigError(f"cannot resume: every checkpoint in {run_dir / 'checkpoints'} is corrupt")
@@ -176,7 +177,7 @@ def spec_stamp(config: TrainConfig) -> Callable[[Path], Any]:
     """Writes the run's env id, rule options and encoding into a saved model (``agents.load(path)`` plays it)."""
     from agents.load import save_model_spec
 
-    return functools.partial(save_model_spec, env_id=config.env_id, env_kwargs=config.env_kwargs)
+    return functools.partial(save_model_spec, env_id=config.learner_env_id, env_kwargs=config.env_kwargs)
 
 
 def write_json_atomically(path: Path, data: Any) -> None:

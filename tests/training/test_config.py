@@ -110,6 +110,37 @@ def test_bad_config_values_are_named_with_the_file(tmp_path, patch, message):
     assert message in str(err.value) and str(path) in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("env_id", "learn_on", "message"),
+    [
+        (
+            GOLF,
+            "patience_gym/GolfRound-v0",
+            "learn_on 'patience_gym/GolfRound-v0': a model of patience_gym/Golf-v0 "
+            "may learn on none: patience_gym/Golf-v0 is not played part by part",
+        ),
+        (
+            "patience_gym/GolfRound-v0",
+            "patience_gym/PussInTheCorner-v0",
+            "learn_on "
+            "'patience_gym/PussInTheCorner-v0': a model of patience_gym/GolfRound-v0 may learn on one of "
+            "patience_gym/Golf-v0",
+        ),
+    ],
+)
+def test_learn_on_must_be_a_part_of_the_game(tmp_path, env_id, learn_on, message):
+    path = write(tmp_path, {"learn_on": learn_on}, env_id=env_id)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert message in str(err.value)
+
+
+def test_learn_on_names_the_env_the_model_learns_on(tmp_path):
+    rounds = load_config(write(tmp_path, {"learn_on": GOLF}, env_id="patience_gym/GolfRound-v0"))
+    assert (rounds.env_id, rounds.learner_env_id) == ("patience_gym/GolfRound-v0", GOLF)
+    assert load_config(write(tmp_path, {})).learner_env_id == GOLF
+
+
 def test_an_unknown_env_id_is_named(tmp_path):
     path = write(tmp_path, {}, env_id="patience_gym/Klondike-v0")
     with pytest.raises(ConfigError, match=r"unknown env id 'patience_gym/Klondike-v0'; registered: .*Golf-v0"):

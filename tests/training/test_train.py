@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import pytest
 import yaml
 
@@ -324,6 +325,27 @@ def test_golf_moves_config_trains_and_its_model_plays_rounds(tmp_path):
     # Nine holes, each dealing its 16 stock cards: at least 144 moves, and a score no hole-by-hole bound breaks.
     assert summary.episodes == 1 and summary.mean_moves >= 9 * 16
     assert -9 * 16 <= summary.scores[0] <= 9 * 35
+
+
+def test_a_round_config_learns_single_holes_and_reports_rounds(tmp_path):
+    """configs/golf_round.yaml learns on Golf-v0 (learn_on): the training envs, the held-out evaluations and the
+    model's stamp are a hole's; the report plays nine-hole rounds, hole by hole."""
+    from agents.load import load, read_model_spec
+
+    config_path = Path(__file__).resolve().parents[2] / "configs" / "golf_round.yaml"
+    run_dir = tmp_path / "run"
+    extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2"]
+    extra += ["--eval.freq", "1024", "--eval.episodes", "2", "--checkpoint-freq", "1024"]
+    assert experiment.main(["--config", str(config_path), "--run-dir", str(run_dir), "--no-progress-bar", *extra]) == 0
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["env"] == "patience_gym/GolfRound-v0"
+    assert all(0 <= score <= 9 * 35 for score in results["scores"]["greedy"])  # round scores, not a hole's
+    spec = read_model_spec(run_dir / "model.zip")
+    assert spec is not None and spec.env_id == "patience_gym/Golf-v0"
+    evaluations = np.load(run_dir / "eval" / "evaluations.npz")
+    assert (evaluations["results"] <= 35).all()  # a hole's return: the held-out evaluations played holes
+    assert "learned on patience_gym/Golf-v0" in (run_dir / "report.md").read_text()
+    load(run_dir / "model.zip", "patience_gym/GolfRound-v0", "rules_moves")  # the stamped model plays rounds
 
 
 def test_the_report_of_a_finished_run_can_be_written_again(tmp_path, capsys):
