@@ -221,6 +221,11 @@ class TrainConfig:
     def _consistent(self) -> TrainConfig:
         if self.report.model == "best" and self.eval.freq < 1:
             raise ValueError("report.model 'best' needs held-out evaluations (eval.freq > 0)")
+        if self.report.model == "best" and self.eval.freq > self.total_timesteps:
+            raise ValueError(
+                f"report.model 'best' needs a held-out evaluation, and eval.freq {self.eval.freq} is past "
+                f"total_timesteps {self.total_timesteps}: none would run"
+            )
         ranges = [("report", range(self.report.seed, self.report.seed + self.report.episodes))]
         if self.eval.freq > 0:
             ranges.append(("eval", range(self.eval.seed, self.eval.seed + self.eval.episodes)))

@@ -47,6 +47,10 @@ def write(tmp_path: Path, patch: dict, env_id: str = GOLF) -> Path:
         ({"n_envs": 10_001}, f"{GOLF}.n_envs: Input should be less than or equal to 10000 (got 10001)"),
         ({"checkpoint_freq": 0}, f"{GOLF}.checkpoint_freq: Input should be greater than or equal to 1 (got 0)"),
         ({"vec": "threads"}, f"{GOLF}.vec: Input should be 'batched', 'dummy' or 'subproc' (got 'threads')"),
+        (
+            {"report": {"model": "best"}, "eval": {"freq": 2048}},
+            f"{GOLF}: report.model 'best' needs a held-out evaluation, and eval.freq 2048 is past total_timesteps 1024",
+        ),
         ({"eval": {"seed": -1}}, f"{GOLF}.eval.seed: Input should be greater than or equal to 0 (got -1)"),
         (
             {"report": {"seed": -4, "episodes": 5}},
