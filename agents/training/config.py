@@ -250,7 +250,8 @@ class TrainConfig:
             if self.learn_on not in parts:
                 can = f"one of {', '.join(parts)}" if parts else f"none: {self.env_id} is not played part by part"
                 raise ValueError(f"learn_on {self.learn_on!r}: a model of {self.env_id} may learn on {can}")
-        self._check_agents(self._game(self.env_id), self._game(self.learner_env_id))
+        game = self._game(self.env_id)
+        self._check_agents(game, game if self.learn_on is None else self._game(self.learn_on))
         return self
 
     def _check_minibatches(self) -> None:
