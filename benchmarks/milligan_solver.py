@@ -2,7 +2,8 @@
 
 Deal ``i`` of a game is ``reset(seed=seed + i)`` of its env, the deals the evaluation tool plays. The
 solver (:mod:`agents.solvers.milligan`) searches each deal with its stock known, within a per-deal
-budget of positions (``--max-nodes``: the same verdicts on any machine) and, if given, seconds. Every
+budget of positions (``--max-nodes``: the same verdicts on any machine) and, if given, seconds;
+``--beam W`` has it run its beam over the deals first (W positions kept; it only finds wins). Every
 winning line is replayed in a fresh env under the rules (the progress rule included) to a won game, and
 with ``--records DIR`` kept as a game record (``patience_gym.records``). The greedy baseline plays the
 same deals: a deal it wins can never be proved lost (checked). Shares carry Wilson 95% intervals.
@@ -16,7 +17,7 @@ the backend, the shard size or the resuming (given a node budget only).
 Writes ``benchmarks/results/milligan_solver.json`` and ``.md``.
 
 Usage: ``python -m benchmarks.milligan_solver [--games miss_milligan giant=300 miss_milligan_pocket] [--deals 100]
-[--seed 0] [--max-nodes 100000] [--max-seconds S] [--shard-size 10] [--backend serial|process|ray]
+[--seed 0] [--max-nodes 100000] [--max-seconds S] [--beam W] [--shard-size 10] [--backend serial|process|ray]
 [--workers N] [--address ADDR] [--state-dir DIR] [--records DIR] [--out DIR]``
 """
 
@@ -53,10 +54,12 @@ class Shard:
     count: int
     max_nodes: int | None
     max_seconds: float | None
+    beam: int = 0
 
     @property
     def filename(self) -> str:
         budget = f"nodes{self.max_nodes}" + (f"-s{self.max_seconds:g}" if self.max_seconds else "")
+        budget += f"-beam{self.beam}" if self.beam else ""
         return f"{self.game}-seed{self.seed}-{self.start:06d}+{self.count}-{budget}.json"
 
 
@@ -83,12 +86,15 @@ def solved_deals(
     max_nodes: int | None,
     max_seconds: float | None,
     env_kwargs: Mapping[str, Any] | None = None,
+    beam: int = 0,
 ) -> Iterator[tuple[int, Any, MilliganSolution]]:
-    """Each deal's seed, its env reset to it (``unwrapped``) and the solver's verdict, a won line replayed."""
+    """Each deal's seed, its env reset to it (``unwrapped``) and the solver's verdict (its beam ``beam``
+    wide), a won line replayed."""
     env = gym.make(env_id, **dict(env_kwargs or {}))
     for seed in seeds:
         env.reset(seed=seed)
-        found = solve(env.unwrapped.game, env.unwrapped.state, max_nodes, max_seconds)  # type: ignore[attr-defined]
+        unwrapped: Any = env.unwrapped
+        found = solve(unwrapped.game, unwrapped.state, max_nodes, max_seconds, beam=beam)
         if found.verdict == "won":
             replay_won(env_id, seed, found.moves, env_kwargs)
         yield seed, env.unwrapped, found
@@ -98,7 +104,9 @@ def solve_shard(shard: Shard) -> dict[str, Any]:
     """Each deal of the shard: the solver's verdict (a won line replayed), nodes, seconds, and the greedy's game."""
     deals = []
     seeds = range(shard.seed + shard.start, shard.seed + shard.start + shard.count)
-    for seed, env, found in solved_deals(ENV_IDS[shard.game], seeds, shard.max_nodes, shard.max_seconds):
+    for seed, env, found in solved_deals(
+        ENV_IDS[shard.game], seeds, shard.max_nodes, shard.max_seconds, beam=shard.beam
+    ):
         game, state = env.game, env.state
         greedy_cards, greedy_won = greedy_result(game, state)
         if greedy_won and found.verdict == "lost":
@@ -156,10 +164,12 @@ def measure(
     address: str | None = None,
     workers: int | None = None,
     state_dir: Path | None = None,
+    beam: int = 0,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The summary of ``deals`` deals of ``game`` and the per-deal rows (in deal order)."""
+    """The summary of ``deals`` deals of ``game`` and the per-deal rows (in deal order); ``beam``: the
+    solver's beam width (0: none)."""
     shards = [
-        Shard(game, seed, start, min(shard_size, deals - start), max_nodes, max_seconds)
+        Shard(game, seed, start, min(shard_size, deals - start), max_nodes, max_seconds, beam)
         for start in range(0, deals, shard_size)
     ]
     parts, solved = run_resumable(solve_shard, shards, state_dir, "deals", backend, address, workers)
@@ -173,6 +183,8 @@ def to_markdown(data: dict[str, Any]) -> str:
     budget = f"{data['max_nodes']:,} positions" if data["max_nodes"] else "no position limit"
     if data["max_seconds"]:
         budget += f" or {data['max_seconds']:g} s"
+    if data.get("beam"):
+        budget += f", a beam {data['beam']} wide over the deals first"
     lines = [
         f"The perfect-knowledge solver (it sees the stock: an upper bound, not a fair agent) on seeded deals "
         f"(seeds {data['seed']}..), {budget} per deal, one core; won lines replayed in the env; "
@@ -224,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-nodes", type=int, default=100_000, help="positions per deal (0: no limit)")
     parser.add_argument("--max-seconds", type=float, help="seconds per deal (the verdicts then depend on the machine)")
+    parser.add_argument("--beam", type=int, default=0, help="the solver's beam width over the deals (0: none)")
     parser.add_argument("--shard-size", type=int, default=10)
     parser.add_argument("--backend", choices=BACKENDS, default="serial")
     parser.add_argument("--workers", type=int)
@@ -236,6 +249,8 @@ def main(argv: list[str] | None = None) -> None:
     for name, value in [("--shard-size", args.shard_size), ("--deals", args.deals)]:
         if value < 1:
             parser.error(f"{name} must be at least 1, got {value}")
+    if args.beam < 0:
+        parser.error(f"--beam must be 0 (no beam) or a width, got {args.beam}")
     games = list(named_counts(parser, args.games, ENV_IDS, lambda game: args.deals, "--games", "game").items())
     if args.max_nodes < 0 or (args.max_seconds is not None and not args.max_seconds > 0):
         parser.error("the budget must be positive: --max-nodes N (0: no limit) and --max-seconds S > 0")
@@ -247,6 +262,7 @@ def main(argv: list[str] | None = None) -> None:
         "seed": args.seed,
         "max_nodes": max_nodes,
         "max_seconds": args.max_seconds,
+        "beam": args.beam,
         "machine": machine_description(),
         "games": [],
     }
@@ -262,6 +278,7 @@ def main(argv: list[str] | None = None) -> None:
             address=args.address,
             workers=args.workers,
             state_dir=args.state_dir,
+            beam=args.beam,
         )
         summary["rows"] = [{k: v for k, v in r.items() if k != "moves"} for r in rows]
         data["games"].append(summary)

@@ -88,6 +88,23 @@ spent; the first that wins gives the line. Dives only ever find wins (a lost
 one proves nothing); the exact search below has the rest of the budget.
 ``dives=0`` leaves everything to the search.
 
+**Beam** (``beam=W``, off by default; it only ever finds wins). The depth-first
+search commits to its first line through the stock and then spends its budget
+on the ending that line left, where a bad position cannot be mended; the
+win is usually lost in the choices made between the deals. So, after the
+greedy's game and the noisy dives (which then stop at :data:`BEAM_DIVE_SHARE`
+of either budget), a beam runs over the deals: from
+each of the ``W`` positions kept right after a deal, a best-first search of the
+moves before the next deal (by the greedy's evaluation,
+:func:`patience_gym.heuristics.milligan_moves.evaluation`; at most
+:data:`BEAM_GAP_NODES` positions) collects every position a deal can follow,
+and the ``W`` best-scoring positions after that deal are kept. Once the stock is
+out, the exact search above is run from each kept position, best first, with
+at most :data:`BEAM_END_NODES` positions each. The beam stops once
+:data:`BEAM_SHARE` of either budget is spent (the dives' share included). Its lines are played by the rules
+(a state carries its own idle count and seen positions), so a line it finds wins
+under the progress rule.
+
 **Move ordering** (never changes a proved verdict): progress foundation moves;
 idle foundation moves (back up to ``best``); moves of a whole run that uncover a
 card (one fitting a foundation first); moves out of the reserve; the deal;
@@ -108,6 +125,7 @@ solves the deals of ``reset(seed=0..19)`` and prints each verdict and the totals
 from __future__ import annotations
 
 import argparse
+import heapq
 import math
 import time
 from collections.abc import Collection, Mapping
@@ -134,6 +152,7 @@ from patience_gym.games.milligan_tables import (
     SUIT2,
     TOTAL_CARDS,
 )
+from patience_gym.heuristics.milligan_moves import evaluation
 from patience_gym.records import GameRecord, RecordEpisodes
 
 #: The prunings :func:`solve` uses by default (all of them).
@@ -142,8 +161,15 @@ PRUNINGS = ("symmetry", "bound")
 #: random move in each but the first.
 DIVES = 200
 NOISE = 0.05
-#: The share of either budget the dives may spend (the search has the rest).
+#: The share of either budget the dives may spend (the search has the rest), and with a beam.
 DIVE_SHARE = 0.5
+BEAM_DIVE_SHARE = 0.2
+#: Beam settings (see "Beam" in the module docstring): positions searched between two deals from each kept
+#: position, positions searched in each kept ending, and the share of either budget spent when the beam
+#: stops (the dives' included).
+BEAM_GAP_NODES = 300
+BEAM_END_NODES = 5_000
+BEAM_SHARE = 0.8
 #: Node budget when neither budget is given.
 DEFAULT_MAX_NODES = 200_000
 #: Env ids by game name.
@@ -170,6 +196,10 @@ class MilliganSolution:
 
 class _OutOfBudget(Exception):
     pass
+
+
+#: A position kept by the beam: its evaluation, the position and the line from the root to it.
+_Kept = tuple[int, MilliganState, list[int]]
 
 
 def check_budget(name: str, value: Any, integer: bool) -> None:
@@ -248,6 +278,7 @@ class _Search:
         self.max_nodes = max_nodes if max_nodes is not None else 1 << 62
         self.start = time.perf_counter()
         self.deadline = self.start + max_seconds if max_seconds is not None else None
+        self.prune = prune
         self.symmetry = "symmetry" in prune
         self.bound = "bound" in prune
         self.nodes = 0
@@ -322,25 +353,95 @@ class _Search:
         line, end = greedy_line(self.game, self.root, NOISE if rng is not None else 0.0, rng, self.tick)
         return line if self.game.is_won(end) else None
 
-    def run(self, dives: int) -> list[int] | None:
+    def run(self, dives: int, beam: int = 0) -> list[int] | None:
         """A winning line, or None when the search space is exhausted (raises :class:`_OutOfBudget`)."""
         if self.root.total == TOTAL_CARDS:
             return []
+        line = self.greedy() if dives else None
         rng = np.random.default_rng(0)
-        for n in range(dives):
-            if n and self.dives_spent():
+        for _ in range(dives - 1):
+            if line is not None or self.spent(BEAM_DIVE_SHARE if beam else DIVE_SHARE):
                 break
-            line = self.greedy(rng if n else None)
-            if line is not None:
-                return line
-        return self.dfs()
+            line = self.greedy(rng)
+        if line is None and beam:
+            line = self.beam(beam)
+        return line if line is not None else self.dfs()
 
-    def dives_spent(self) -> bool:
-        """Whether the dives' share (:data:`DIVE_SHARE`) of either budget is spent."""
-        if self.nodes >= DIVE_SHARE * self.max_nodes:
+    def spent(self, share: float) -> bool:
+        """Whether ``share`` of either budget is spent."""
+        if self.nodes >= share * self.max_nodes:
             return True
         now = time.perf_counter()
-        return self.deadline is not None and now - self.start > DIVE_SHARE * (self.deadline - self.start)
+        return self.deadline is not None and now - self.start > share * (self.deadline - self.start)
+
+    def gap(self, state: MilliganState, line: list[int]) -> tuple[list[int] | None, list[_Kept]]:
+        """Best-first over the moves before the next deal from ``state`` (reached by ``line``): a winning line
+        if one turns up, else every position right after a deal that it reached."""
+        game = self.game
+        seen: dict[int, int] = {}
+        heap: list[tuple[int, int, MilliganState, list[int]]] = [(-evaluation(state), 0, state, line)]
+        dealt: list[_Kept] = []
+        pushed = 1
+        for _ in range(BEAM_GAP_NODES):
+            if not heap:
+                break
+            _, _, here, to_here = heapq.heappop(heap)
+            self.tick()
+            for action in game.legal_actions(here):
+                child = here.copy()
+                game.apply(child, action)
+                if child.total == TOTAL_CARDS:
+                    return [*to_here, action], dealt
+                if action == DEAL:
+                    dealt.append((evaluation(child), child, [*to_here, action]))
+                    continue
+                key = self.key(child, False)
+                done = seen.get(key)
+                if done is not None and done <= child.idle:
+                    continue
+                seen[key] = child.idle
+                heapq.heappush(heap, (-evaluation(child), pushed, child, [*to_here, action]))
+                pushed += 1
+        return None, dealt
+
+    def beam(self, width: int) -> list[int] | None:
+        """A winning line found by the beam over the deals (see "Beam"), or None when it found none within
+        :data:`BEAM_SHARE` of the budgets."""
+        stock = len(self.root.stock)
+        if self.root.pos >= stock:
+            return None
+        layer: list[_Kept] = [(evaluation(self.root), self.root, [])]
+        while layer[0][1].pos < stock:
+            after: dict[int, _Kept] = {}
+            for _, state, line in layer:
+                if self.spent(BEAM_SHARE):
+                    return None
+                won, dealt = self.gap(state, line)
+                if won is not None:
+                    return won
+                for kept in dealt:
+                    key = self.key(kept[1], False)
+                    if key not in after or after[key][0] < kept[0]:
+                        after[key] = kept
+            if not after:
+                return None
+            layer = sorted(after.values(), key=lambda kept: -kept[0])[:width]
+        for _, state, line in layer:
+            if self.spent(BEAM_SHARE):
+                return None
+            ending = _Search(self.game, state, min(BEAM_END_NODES, self.max_nodes - self.nodes), None, self.prune)
+            ending.deadline = self.deadline
+            try:
+                end = ending.dfs()
+            except _OutOfBudget:
+                end = None
+            finally:
+                self.nodes += ending.nodes
+            if end is not None:
+                return [*line, *end]
+            if self.nodes >= self.max_nodes:
+                raise _OutOfBudget
+        return None
 
     def dfs(self) -> list[int] | None:
         """The exact depth-first search (see the module docstring)."""
@@ -389,6 +490,7 @@ def solve(
     max_seconds: float | None = None,
     prune: Collection[str] = PRUNINGS,
     dives: int = DIVES,
+    beam: int = 0,
 ) -> MilliganSolution:
     """Search ``state`` (its stock order known) for a win within the budgets; see the module docstring.
 
@@ -396,7 +498,8 @@ def solve(
     when given; with neither, ``max_nodes`` is :data:`DEFAULT_MAX_NODES`. ``prune``: the prunings to use,
     of :data:`PRUNINGS` (tests switch them off; none changes a verdict). ``dives``: games of the greedy
     baseline to play first (the first as it is, the others with noise; see the module docstring); 0 leaves
-    everything to the search.
+    everything to the search. ``beam``: the beam's width after the greedy's game (see "Beam"; 0, the
+    default, runs none). Neither dives nor the beam ever change a verdict other than "won".
     """
     if not isinstance(game, MilliganGame):
         raise TypeError(f"solve() plays the Miss Milligan family, got {type(game).__name__}")
@@ -407,12 +510,14 @@ def solve(
         raise ValueError(f"prune must be a collection of {PRUNINGS}, got {prune!r}")
     if isinstance(dives, bool) or not isinstance(dives, int) or dives < 0:
         raise ValueError(f"dives must be a whole number of games (0 or more), got {dives!r}")
+    if isinstance(beam, bool) or not isinstance(beam, int) or beam < 0:
+        raise ValueError(f"beam must be a whole number of positions kept (0: no beam), got {beam!r}")
     if max_nodes is None and max_seconds is None:
         max_nodes = DEFAULT_MAX_NODES
     start = time.perf_counter()
     search = _Search(game, state.copy(), max_nodes, max_seconds, prune)
     try:
-        line = search.run(dives)
+        line = search.run(dives, beam)
     except _OutOfBudget:
         return MilliganSolution("undecided", [], search.nodes, time.perf_counter() - start)
     verdict = "lost" if line is None else "won"
@@ -484,6 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-nodes", type=int)
     parser.add_argument("--max-seconds", type=float)
     parser.add_argument("--dives", type=int, default=DIVES, help="greedy games before the search (0: none)")
+    parser.add_argument("--beam", type=int, default=0, help="the beam's width (0: no beam)")
     parser.add_argument("--moves", action="store_true", help="print each winning line")
     args = parser.parse_args(argv)
     counts = {"won": 0, "lost": 0, "undecided": 0}
@@ -491,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = 0.0
     for seed in _seeds(args.seeds):
         game, state = deal(ENV_IDS[args.game], seed)
-        sol = solve(game, state, args.max_nodes, args.max_seconds, dives=args.dives)
+        sol = solve(game, state, args.max_nodes, args.max_seconds, dives=args.dives, beam=args.beam)
         counts[sol.verdict] += 1
         nodes += sol.nodes
         seconds += sol.seconds

@@ -326,6 +326,26 @@ def test_a_noisy_dive_wins_a_deal_the_greedy_loses() -> None:
     replays_to_a_win(game, state, sol.moves)
 
 
+def test_the_beam_never_changes_a_verdict() -> None:
+    """With a beam, every small position (some with a deal still to come) gets the exhaustive search's
+    verdict, and each won line replays."""
+    cases = small_positions()
+    assert any(state.pos < len(state.stock) for _, state, _ in cases)
+    for game, state, won in cases:
+        check(game, state, solve(game, state, max_nodes=BIG, beam=3), won)
+
+
+def test_the_beam_wins_a_giant_deal_the_search_leaves_undecided() -> None:
+    game, state = deal(ENV_IDS["giant"], 11)
+    assert solve(game, state, max_nodes=25_000).verdict == "undecided"
+    sol = solve(game, state, max_nodes=25_000, beam=5)
+    assert sol.verdict == "won" and sol.nodes <= 25_000
+    replays_to_a_win(game, state, sol.moves)
+    assert solution_record(ENV_IDS["giant"], sol.moves, seed=11).won
+    small = solve(game, state, max_nodes=3_000, beam=5)
+    assert small.verdict == "undecided" and small.nodes == 3_000  # the beam keeps to the budget
+
+
 def test_a_record_of_an_illegal_line_is_refused() -> None:
     game, state = deal(ENV_IDS["miss_milligan"], 0)
     with pytest.raises(ValueError, match="illegal"):
@@ -369,6 +389,9 @@ def test_other_bad_input() -> None:
         solve(game, state, max_nodes=10, prune="symmetry")
     with pytest.raises(ValueError, match="dives"):
         solve(game, state, max_nodes=10, dives=-1)
+    for beam in (-1, True, 2.0):
+        with pytest.raises(ValueError, match="beam"):
+            solve(game, state, max_nodes=10, beam=beam)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         solve(object(), state, max_nodes=10)  # type: ignore[arg-type]
 

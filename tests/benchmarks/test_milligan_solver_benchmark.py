@@ -76,8 +76,25 @@ def test_bad_options_are_named(assert_refused: AssertRefused) -> None:
             (["--max-nodes", "-5"], "the budget must be positive"),
             (["--max-seconds", "0"], "the budget must be positive"),
             (["--address", "auto"], "--address needs --backend ray"),
+            (["--beam", "-1"], "--beam must be 0 (no beam) or a width, got -1"),
         ],
     )
+
+
+def test_the_beam_is_part_of_a_shard(tmp_path: Path) -> None:
+    """A kept shard solved without the beam is never read back for a run with it (nor the reverse), and the
+    beam's wins replay (the benchmark replays every won line)."""
+    plain = bench.Shard("giant", 11, 0, 1, 25_000, None)
+    beamed = bench.Shard("giant", 11, 0, 1, 25_000, None, beam=5)
+    assert plain.filename != beamed.filename and "beam5" in beamed.filename
+    summary, rows = bench.measure("giant", 1, 11, 25_000, None, state_dir=tmp_path, beam=5)
+    assert rows[0]["verdict"] == "won" and summary["shards_solved"] == 1
+    summary, _ = bench.measure("giant", 1, 11, 25_000, None, state_dir=tmp_path, beam=5)
+    assert summary["shards_solved"] == 0
+    markdown = bench.to_markdown(
+        {"seed": 11, "max_nodes": 25_000, "max_seconds": None, "beam": 5, "machine": "m", "games": [summary]}
+    )
+    assert "a beam 5 wide" in markdown
 
 
 def test_a_line_that_breaks_the_rules_or_does_not_win_is_refused() -> None:
