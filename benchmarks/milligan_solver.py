@@ -183,11 +183,10 @@ def to_markdown(data: dict[str, Any]) -> str:
     budget = f"{data['max_nodes']:,} positions" if data["max_nodes"] else "no position limit"
     if data["max_seconds"]:
         budget += f" or {data['max_seconds']:g} s"
-    if data.get("beam"):
-        budget += f", a beam {data['beam']} wide over the deals first"
+    beam = f" (a beam {data['beam']} wide over the deals first)" if data.get("beam") else ""
     lines = [
         f"The perfect-knowledge solver (it sees the stock: an upper bound, not a fair agent) on seeded deals "
-        f"(seeds {data['seed']}..), {budget} per deal, one core; won lines replayed in the env; "
+        f"(seeds {data['seed']}..), {budget} per deal{beam}, one core; won lines replayed in the env; "
         f"Wilson 95% intervals; {data['machine']}.",
         "",
         "| env | deals | solver won | proved lost | undecided | greedy won (same deals) | s per deal: mean, median, max"
