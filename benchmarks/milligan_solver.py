@@ -14,16 +14,23 @@ atomically) and a rerun of the same command reads them back instead of solving t
 interrupted run loses no finished shard and never counts a deal twice. The figures do not depend on
 the backend, the shard size or the resuming (given a node budget only).
 
-Writes ``benchmarks/results/milligan_solver.json`` and ``.md``.
+Writes ``benchmarks/results/milligan_solver.json`` and ``.md``. The games not measured this time keep
+their rows from the results already in ``--out`` when those were taken with the same seed and budget
+(positions, seconds and beam), so the games can be measured one at a time; rows taken otherwise are
+dropped, and the run says so before it starts.
 
-Usage: ``python -m benchmarks.milligan_solver [--games miss_milligan giant=300 miss_milligan_pocket] [--deals 100]
-[--seed 0] [--max-nodes 100000] [--max-seconds S] [--beam W] [--shard-size 10] [--backend serial|process|ray]
+The defaults are the published table's: 1,000 deals a game, 250,000 positions a deal (about 60 s on one
+core of the machine the results name) and a beam 30 wide (``--beam 0`` runs the search without it).
+
+Usage: ``python -m benchmarks.milligan_solver [--games miss_milligan giant=300 miss_milligan_pocket] [--deals 1000]
+[--seed 0] [--max-nodes 250000] [--max-seconds S] [--beam 30] [--shard-size 10] [--backend serial|process|ray]
 [--workers N] [--address ADDR] [--state-dir DIR] [--records DIR] [--out DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
@@ -36,12 +43,14 @@ import patience_gym  # noqa: F401 - registers the envs
 from agents.baselines.greedy_milligan import greedy_line
 from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, run_resumable
-from agents.solvers.milligan import ENV_IDS, MilliganSolution, solution_record, solve
+from agents.solvers.milligan import BEAM_WIDTH, ENV_IDS, MilliganSolution, solution_record, solve
 from agents.training.report import machine_description
 from benchmarks import RESULTS, named_counts, write_results
 from patience_gym.records import save_record
 
 VERDICTS = ("won", "lost", "undecided")
+#: What must match for a kept row to join a new table.
+SETTINGS = ("seed", "max_nodes", "max_seconds", "beam")
 
 
 @dataclass(frozen=True)
@@ -209,6 +218,25 @@ def to_markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def kept_rows(path: Path, settings: Mapping[str, Any], measured: Iterable[str]) -> list[dict[str, Any]]:
+    """The rows of ``path`` (earlier results) for the games not ``measured`` now, when taken with the same
+    :data:`SETTINGS`; none otherwise (said on stdout). A file that is not such results is refused by name."""
+    if not path.exists():
+        return []
+    try:
+        old = json.loads(path.read_text())
+        rows = [r for r in old["games"] if r["env"] not in {ENV_IDS[g] for g in measured}]
+        same = all(old.get(k, 0 if k == "beam" else None) == settings[k] for k in SETTINGS)
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        message = f"{path} is not a results file of this benchmark ({error!r}); move it or choose --out"
+        raise SystemExit(message) from error
+    if rows and not same:
+        old_settings = ", ".join(f"{k} {old.get(k)}" for k in SETTINGS)
+        print(f"{path}: its rows for {[r['env'] for r in rows]} were taken with {old_settings}; not kept")
+        return []
+    return rows
+
+
 def write_records(rows: list[dict[str, Any]], game: str, folder: Path) -> int:
     """Each winning line as a game record ``<Env>-solver-seed<seed>.json`` in ``folder``; how many."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -231,11 +259,11 @@ def main(argv: list[str] | None = None) -> None:
         metavar="GAME[=N]",
         help=f"of {list(ENV_IDS)}; N deals overrides --deals",
     )
-    parser.add_argument("--deals", type=int, default=100, help="deals per game")
+    parser.add_argument("--deals", type=int, default=1000, help="deals per game")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-nodes", type=int, default=100_000, help="positions per deal (0: no limit)")
+    parser.add_argument("--max-nodes", type=int, default=250_000, help="positions per deal (0: no limit)")
     parser.add_argument("--max-seconds", type=float, help="seconds per deal (the verdicts then depend on the machine)")
-    parser.add_argument("--beam", type=int, default=0, help="the solver's beam width over the deals (0: none)")
+    parser.add_argument("--beam", type=int, default=BEAM_WIDTH, help="the solver's beam width over the deals (0: none)")
     parser.add_argument("--shard-size", type=int, default=10)
     parser.add_argument("--backend", choices=BACKENDS, default="serial")
     parser.add_argument("--workers", type=int)
@@ -265,6 +293,7 @@ def main(argv: list[str] | None = None) -> None:
         "machine": machine_description(),
         "games": [],
     }
+    kept = kept_rows(args.out / "milligan_solver.json", data, [game for game, _ in games])
     for game, deals in games:
         summary, rows = measure(
             game,
@@ -283,6 +312,8 @@ def main(argv: list[str] | None = None) -> None:
         data["games"].append(summary)
         if args.records:
             print(f"{game}: {write_records(rows, game, args.records)} winning lines kept in {args.records}")
+    order = list(ENV_IDS.values())
+    data["games"] = sorted([*data["games"], *kept], key=lambda r: order.index(r["env"]))
     write_results("milligan_solver", data, to_markdown(data), args.out)
 
 

@@ -88,7 +88,10 @@ spent; the first that wins gives the line. Dives only ever find wins (a lost
 one proves nothing); the exact search below has the rest of the budget.
 ``dives=0`` leaves everything to the search.
 
-**Beam** (``beam=W``, off by default; it only ever finds wins). The depth-first
+**Beam** (``beam=W``; it only ever finds wins). :func:`solve` and the solver agent run none
+unless asked (the planner's ending searches have no deal left to run one over); the command line
+below and the solver benchmark (:mod:`benchmarks.milligan_solver`) run it :data:`BEAM_WIDTH` wide
+by default. The depth-first
 search commits to its first line through the stock and then spends its budget
 on the ending that line left, where a bad position cannot be mended; the
 win is usually lost in the choices made between the deals. So, after the
@@ -170,6 +173,8 @@ BEAM_DIVE_SHARE = 0.2
 BEAM_GAP_NODES = 300
 BEAM_END_NODES = 5_000
 BEAM_SHARE = 0.8
+#: The beam width of the published solver tables and the command line's default.
+BEAM_WIDTH = 30
 #: Node budget when neither budget is given.
 DEFAULT_MAX_NODES = 200_000
 #: Env ids by game name.
@@ -210,6 +215,12 @@ def check_budget(name: str, value: Any, integer: bool) -> None:
     if isinstance(value, bool) or not isinstance(value, kind) or not value > 0 or not math.isfinite(value):
         what = "a positive integer" if integer else "a positive number of seconds"
         raise ValueError(f"{name} must be {what} (or None), got {value!r}")
+
+
+def check_beam(beam: Any) -> None:
+    """Refuse, by name, a beam width that is not a whole number of positions kept (0: no beam)."""
+    if isinstance(beam, bool) or not isinstance(beam, int) or beam < 0:
+        raise ValueError(f"beam must be a whole number of positions kept (0: no beam), got {beam!r}")
 
 
 def _destination(action: int) -> int:
@@ -262,6 +273,13 @@ def idle_needed(game: MilliganGame, state: MilliganState) -> int:
     return max(best, state.best - state.total)
 
 
+def _improves(table: dict[int, int], key: int, idle: int) -> bool:
+    """Whether a position with table ``key`` reached after ``idle`` idle moves is new to ``table``, or was
+    only searched with more idle moves (fewer idle moves can only reach more under the progress rule)."""
+    done = table.get(key)
+    return done is None or done > idle
+
+
 class _Search:
     """One search from one root (see the module docstring)."""
 
@@ -270,14 +288,15 @@ class _Search:
         game: MilliganGame,
         root: MilliganState,
         max_nodes: int | None,
-        max_seconds: float | None,
+        deadline: float | None,
         prune: Collection[str],
     ) -> None:
+        """``deadline``: the ``time.perf_counter()`` reading at which the search gives up (None: no limit)."""
         self.game = game
         self.root = root
         self.max_nodes = max_nodes if max_nodes is not None else 1 << 62
         self.start = time.perf_counter()
-        self.deadline = self.start + max_seconds if max_seconds is not None else None
+        self.deadline = deadline
         self.prune = prune
         self.symmetry = "symmetry" in prune
         self.bound = "bound" in prune
@@ -396,8 +415,7 @@ class _Search:
                     dealt.append((evaluation(child), child, [*to_here, action]))
                     continue
                 key = self.key(child, False)
-                done = seen.get(key)
-                if done is not None and done <= child.idle:
+                if not _improves(seen, key, child.idle):
                     continue
                 seen[key] = child.idle
                 heapq.heappush(heap, (-evaluation(child), pushed, child, [*to_here, action]))
@@ -429,8 +447,9 @@ class _Search:
         for _, state, line in layer:
             if self.spent(BEAM_SHARE):
                 return None
-            ending = _Search(self.game, state, min(BEAM_END_NODES, self.max_nodes - self.nodes), None, self.prune)
-            ending.deadline = self.deadline
+            ending = _Search(
+                self.game, state, min(BEAM_END_NODES, self.max_nodes - self.nodes), self.deadline, self.prune
+            )
             try:
                 end = ending.dfs()
             except _OutOfBudget:
@@ -471,8 +490,7 @@ class _Search:
                 return path
             sym = self.symmetric(child)
             key = self.key(child, sym)
-            done = table.get(key)
-            if done is not None and done <= child.idle:
+            if not _improves(table, key, child.idle):
                 continue
             if bound and child.idle + idle_needed(game, child) > IDLE_LIMIT:
                 continue
@@ -510,12 +528,12 @@ def solve(
         raise ValueError(f"prune must be a collection of {PRUNINGS}, got {prune!r}")
     if isinstance(dives, bool) or not isinstance(dives, int) or dives < 0:
         raise ValueError(f"dives must be a whole number of games (0 or more), got {dives!r}")
-    if isinstance(beam, bool) or not isinstance(beam, int) or beam < 0:
-        raise ValueError(f"beam must be a whole number of positions kept (0: no beam), got {beam!r}")
+    check_beam(beam)
     if max_nodes is None and max_seconds is None:
         max_nodes = DEFAULT_MAX_NODES
     start = time.perf_counter()
-    search = _Search(game, state.copy(), max_nodes, max_seconds, prune)
+    deadline = start + max_seconds if max_seconds is not None else None
+    search = _Search(game, state.copy(), max_nodes, deadline, prune)
     try:
         line = search.run(dives, beam)
     except _OutOfBudget:
@@ -561,15 +579,17 @@ class MilliganSolverAgent(PlanFollower):
 
     name = "solver"
 
-    def __init__(self, max_nodes: int | None = 50_000, max_seconds: float | None = None) -> None:
+    def __init__(self, max_nodes: int | None = 50_000, max_seconds: float | None = None, beam: int = 0) -> None:
         super().__init__()
         check_budget("max_nodes", max_nodes, integer=True)
         check_budget("max_seconds", max_seconds, integer=False)
+        check_beam(beam)
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
+        self.beam = beam
 
     def plan(self, game: MilliganGame, state: MilliganState) -> list[int]:
-        found = solve(game, state, self.max_nodes, self.max_seconds)
+        found = solve(game, state, self.max_nodes, self.max_seconds, beam=self.beam)
         return found.moves if found.verdict == "won" else greedy_line(game, state)[0]
 
 
@@ -589,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-nodes", type=int)
     parser.add_argument("--max-seconds", type=float)
     parser.add_argument("--dives", type=int, default=DIVES, help="greedy games before the search (0: none)")
-    parser.add_argument("--beam", type=int, default=0, help="the beam's width (0: no beam)")
+    parser.add_argument("--beam", type=int, default=BEAM_WIDTH, help="the beam's width (0: no beam)")
     parser.add_argument("--moves", action="store_true", help="print each winning line")
     args = parser.parse_args(argv)
     counts = {"won": 0, "lost": 0, "undecided": 0}

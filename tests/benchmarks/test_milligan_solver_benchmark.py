@@ -97,6 +97,33 @@ def test_the_beam_is_part_of_a_shard(tmp_path: Path) -> None:
     assert "a beam 5 wide" in markdown
 
 
+def test_games_measured_one_at_a_time_share_a_table_only_under_one_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game measured alone keeps the other games' rows taken with the same seed and budget, drops those
+    taken otherwise (and says so), and a file that is not this benchmark's results is refused by name."""
+    out = tmp_path / "milligan_solver.json"
+    common = ["--max-nodes", "400", "--shard-size", "1", "--out", str(tmp_path)]
+    bench.main(["--games", "miss_milligan=1", "--beam", "0", *common])
+    first = json.loads(out.read_text())["games"]
+    bench.main(["--games", "giant=1", "--beam", "0", *common])
+    both = json.loads(out.read_text())
+    assert [g["game"] for g in both["games"]] == ["miss_milligan", "giant"]
+    assert both["games"][0] == first[0] and both["beam"] == 0
+    assert "| MissMilligan-v0 | 1 |" in (tmp_path / "milligan_solver.md").read_text()
+    capsys.readouterr()
+    bench.main(["--games", "giant=1", "--beam", "2", *common])
+    assert [g["game"] for g in json.loads(out.read_text())["games"]] == ["giant"]
+    assert (
+        "patience_gym/MissMilligan-v0'] were taken with seed 0, max_nodes 400, max_seconds None, beam 0; not kept"
+        in (capsys.readouterr().out)
+    )
+    out.write_text('{"games": ')
+    with pytest.raises(SystemExit, match=r"milligan_solver.json is not a results file of this benchmark"):
+        bench.main(["--games", "giant=1", *common])
+    assert out.read_text() == '{"games": ', "the file it refused was changed"
+
+
 def test_a_line_that_breaks_the_rules_or_does_not_win_is_refused() -> None:
     env_id = bench.ENV_IDS["miss_milligan"]
     with pytest.raises(RuntimeError, match="deal 0: the solver's line of 1 moves does not win"):
