@@ -142,6 +142,14 @@ class BatchedGame(abc.ABC):
         """Further per-env info keys the single env reports, as arrays with N rows."""
         return {}
 
+    #: Whether :meth:`greedy_moves` is built into this engine.
+    has_greedy = False
+
+    def greedy_moves(self) -> np.ndarray:
+        """int64 [N]: the greedy baseline's move in every env, as a fresh greedy player (the game table's
+        ``greedy_move``) makes it; 0 where the game is over. Only engines with :attr:`has_greedy`."""
+        raise NotImplementedError(f"the batched engine of {self.env_id} has no greedy policy built in")
+
     # --- positions as the rules write them ----------------------------------
     def get_state(self, i: int) -> dict[str, Any]:
         """Env ``i``'s position as :meth:`Game.to_dict` writes it (the single env's ``state_dict()``)."""

@@ -440,6 +440,45 @@ def _rules_moves_tail(cols, heights, stock, pos, in_waste, top, fits, i, out, at
 
 
 @numba.njit(cache=True)
+def _greedy_kernel(cols, heights, stock, pos, top, fits, fit_bits, masks, memo, out):  # type: ignore[no-untyped-def]
+    """``golf_greedy.choose_move`` in every env: the only play, or the play whose run is longest, then
+    leaves the most unseen cards fitting an exposed card, then comes from the taller column (ties: the
+    lowest column); the deal when nothing plays; 0 where the game is over."""
+    ranks = np.empty((NUM_COLUMNS, NUM_ROWS), dtype=np.int64)
+    hts = np.empty(NUM_COLUMNS, dtype=np.int64)
+    unseen = np.empty(14, dtype=np.int64)
+    runs = np.empty((NUM_COLUMNS, 2), dtype=np.int64)
+    for i in range(out.shape[0]):
+        plays = 0
+        only = 0
+        for col in range(NUM_COLUMNS):
+            if masks[i, col]:
+                plays += 1
+                only = col
+        if plays == 0:
+            out[i] = DEAL if masks[i, DEAL] else 0
+            continue
+        if plays == 1:
+            out[i] = only
+            continue
+        for col in range(NUM_COLUMNS):
+            hts[col] = heights[i, col]
+            for row in range(NUM_ROWS):
+                ranks[col, row] = cols[i, col, row] % 13 + 1
+        unseen[:] = 0
+        for k in range(pos[i], STOCK_SIZE):  # not on the links, not in the waste: the unturned stock
+            unseen[stock[i, k] % 13 + 1] += 1
+        _column_runs(ranks, hts, unseen, top[i] % 13 + 1, fits, fit_bits, memo, runs)
+        best = -1
+        for col in range(NUM_COLUMNS):
+            if not masks[i, col]:
+                continue
+            if best < 0 or (runs[col, 0], runs[col, 1], hts[col]) > (runs[best, 0], runs[best, 1], hts[best]):
+                best = col
+        out[i] = best
+
+
+@numba.njit(cache=True)
 def _observe_kernel(  # type: ignore[no-untyped-def]
     encoding, is_round, cols, heights, stock, pos, in_waste, top, hole, fits, fit_bits, memo, out
 ):
@@ -532,6 +571,16 @@ class BatchedGolf(BatchedGame):
         _observe_kernel(
             self._encoding, self.is_round, self.cols, self.heights, self.stock, self.pos, self.in_waste, self.top,
             self.hole, self.fits, self.fit_bits, self._memo, out,
+        )  # fmt: skip
+        return out
+
+    has_greedy = True
+
+    def greedy_moves(self) -> np.ndarray:
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        _greedy_kernel(
+            self.cols, self.heights, self.stock, self.pos, self.top, self.fits, self.fit_bits, self._masks,
+            self._memo, out,
         )  # fmt: skip
         return out
 

@@ -4,8 +4,9 @@ A planner that weighs a move in a game with face-down cards plays it out in many
 full states that agree with everything the player sees, their hidden cards arranged at random
 (:meth:`patience_gym.core.Game.determinize`). :class:`WorldRollouts` loads up to ``slots`` such
 states into the slots of one batched engine (:mod:`patience_gym.vector`) and plays every world
-to its end with a policy: uniformly random among the legal moves, or a callable that picks the
-moves of all worlds step by step. Each world plays bit for bit as the single env
+to its end with a policy: uniformly random among the legal moves, the greedy baseline's rule
+where the engine has it built in (Golf and GolfRound: ``BatchedGame.has_greedy``), or a callable
+that picks the moves of all worlds step by step. Each world plays bit for bit as the single env
 (``gym.make(env_id)`` reset with ``options={"state": game.to_dict(world)}``) would play the same
 moves. The engine is made once and reused, so its kernels compile once and its arrays are kept::
 
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
 #: entries of worlds not live are ignored). Every array it is given is fresh: it may keep or change them.
 Policy = Callable[[np.ndarray, np.ndarray, np.ndarray], Any]
 
-#: The policy names :meth:`WorldRollouts.run` knows.
-POLICIES = ("random",)
+#: The policy names :meth:`WorldRollouts.run` knows ("greedy": where the engine has it built in).
+POLICIES = ("random", "greedy")
 #: How many legal moves an illegal-action error lists.
 _SHOWN_MOVES = 12
 
@@ -144,7 +145,9 @@ class WorldRollouts:
         counted from the given position); a result with one entry per state, in order.
 
         ``policy`` is ``"random"`` (each live world plays a uniformly random legal move, drawn from
-        ``np.random.default_rng(seed)``: the same seed and states give the same result) or a callable
+        ``np.random.default_rng(seed)``: the same seed and states give the same result), ``"greedy"``
+        (each world plays the greedy baseline's move, computed in the engine's kernel: Golf and
+        GolfRound; ValueError for an engine without it) or a callable
         ``policy(masks, observations, live) -> actions`` (see :data:`Policy`; ``seed`` is not used),
         called once a step for all worlds. A move that is not legal in a live world raises
         :class:`~patience_gym.core.IllegalActionError` naming the world and the move; actions of the
@@ -164,11 +167,19 @@ class WorldRollouts:
                     f"unknown policy {policy!r}; give one of {list(POLICIES)} or a callable "
                     "policy(masks, observations, live) -> actions"
                 )
-            pick = partial(self._random_moves, np.random.default_rng(seed))
+            if policy == "greedy":
+                if not self.engine.has_greedy:
+                    raise ValueError(
+                        f"policy 'greedy' is built into the batched engines of Golf-v0 and GolfRound-v0, not "
+                        f"{self.env_id}'s; give 'random' or a callable policy(masks, observations, live) -> actions"
+                    )
+                pick = self._greedy_moves
+            else:
+                pick = partial(self._random_moves, np.random.default_rng(seed))
         elif callable(policy):
             pick = partial(self._policy_moves, policy)
         else:
-            raise TypeError(f"policy must be 'random' or a callable, got {type(policy).__name__}")
+            raise TypeError(f"policy must be one of {list(POLICIES)} or a callable, got {type(policy).__name__}")
 
         engine = self.engine
         for j, state in enumerate(states):
@@ -242,6 +253,10 @@ class WorldRollouts:
         chosen = np.zeros(k, dtype=np.int64)
         chosen[rows] = legal[np.cumsum(counts) - counts + draw] % width
         return chosen
+
+    def _greedy_moves(self, active: np.ndarray) -> np.ndarray:
+        """The engine's greedy move for each active world (0 for the others)."""
+        return np.where(active, self.engine.greedy_moves()[: len(active)], 0)
 
     def _policy_moves(self, policy: Policy, active: np.ndarray) -> np.ndarray:
         """The callable ``policy``'s moves, checked: shape and dtype (ValueError), legal where active."""

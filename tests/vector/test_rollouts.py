@@ -144,6 +144,36 @@ def test_a_callable_policy_plays_as_its_rule_in_the_single_env(env_id: str) -> N
         assert (result.actions[i, result.steps[i] :] == -1).all()
 
 
+@pytest.mark.parametrize("env_id", [GOLF, ROUND], ids=_short)
+def test_the_greedy_policy_plays_the_greedy_baselines_moves(env_id: str) -> None:
+    """``policy="greedy"``: every move of every world is the greedy baseline's move in the single env's
+    position (its run search included), and the worlds play as the single env."""
+    from patience_gym.heuristics.golf_greedy import greedy_move
+
+    ro = rollouts(env_id)
+    game = ro.game
+    rng = np.random.default_rng(5)
+    searched = 0
+    for state in [s for s in positions(env_id) if not game.is_over(s)][:3]:
+        worlds = determinized(game, state, K, rng)
+        result = ro.run(worlds, "greedy", record=True)
+        assert result.actions is not None
+        assert_plays_as_the_single_env(ro, worlds, result, ro.max_steps)
+        for i, world in enumerate(worlds):
+            env: Any = gym.make(env_id)
+            env.reset(options={"state": game.to_dict(world)})
+            for move in result.actions[i][result.actions[i] >= 0].tolist():
+                mask = env.unwrapped.action_masks()
+                searched += int(mask[:7].sum() > 1)
+                assert move == greedy_move(game, env.unwrapped.state, mask), (i, move)
+                env.step(move)
+    assert searched > 20, "too few moves chosen among several plays: the run search is not tested"
+    with pytest.raises(ValueError, match="policy 'greedy' is built into the batched engines of Golf-v0 and Gol"):
+        rollouts(MILLIGAN).run([rollouts(MILLIGAN).game.init(np.random.default_rng(0))], "greedy")
+    with pytest.raises(NotImplementedError, match="MissMilligan-v0 has no greedy policy built in"):
+        rollouts(MILLIGAN).engine.greedy_moves()
+
+
 def test_the_same_seed_gives_the_same_result_and_another_seed_another() -> None:
     ro = rollouts(MILLIGAN)
     game = ro.game
@@ -228,9 +258,9 @@ def test_bad_input_is_refused_by_name_before_any_work() -> None:
         ro.run([state, golf_state])
     with pytest.raises(TypeError, match="states must be a sequence"):
         ro.run(state)
-    with pytest.raises(ValueError, match="unknown policy 'greedy'; give one of \\['random'\\] or a callable"):
-        ro.run([state], "greedy")
-    with pytest.raises(TypeError, match="policy must be 'random' or a callable, got int"):
+    with pytest.raises(ValueError, match="unknown policy 'best'; give one of \\['random', 'greedy'\\] or a callable"):
+        ro.run([state], "best")
+    with pytest.raises(TypeError, match="policy must be one of \\['random', 'greedy'\\] or a callable, got int"):
         ro.run([state], 3)  # type: ignore[arg-type]
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ValueError, match=f"max_steps must be a positive integer, got {bad!r}"):
