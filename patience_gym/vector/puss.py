@@ -648,6 +648,15 @@ class BatchedPuss(BatchedGame):
         _rules_kernel(self._g, self._bits, out, self._forced, self._sevens_after)
         return out
 
+    has_greedy = True
+
+    def greedy_moves(self) -> np.ndarray:
+        from patience_gym.vector.puss_greedy import greedy_kernel
+
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        greedy_kernel(self._g, self._bits, self._forced, self._sevens_after, out)
+        return out
+
     def scores(self) -> np.ndarray:
         return self._g[:, SCORE].astype(np.float64)
 

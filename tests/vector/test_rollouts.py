@@ -22,6 +22,8 @@ from tests.helpers.vector import canonical, reached_positions
 
 ENV_IDS = sorted(ENVS)
 GOLF, ROUND, MILLIGAN = "patience_gym/Golf-v0", "patience_gym/GolfRound-v0", "patience_gym/MissMilligan-v0"
+PUSS = "patience_gym/PussInTheCorner-v0"
+PUSS_TAKES = slice(49, 53)  # take up packet A..D: the redeal, chosen by replaying the second pass
 K = 8
 FIELDS = ("scores", "won", "returns", "steps", "truncated", "actions")
 
@@ -144,16 +146,17 @@ def test_a_callable_policy_plays_as_its_rule_in_the_single_env(env_id: str) -> N
         assert (result.actions[i, result.steps[i] :] == -1).all()
 
 
-@pytest.mark.parametrize("env_id", [GOLF, ROUND], ids=_short)
+@pytest.mark.parametrize("env_id", [GOLF, ROUND, PUSS], ids=_short)
 def test_the_greedy_policy_plays_the_greedy_baselines_moves(env_id: str) -> None:
     """``policy="greedy"``: every move of every world is the greedy baseline's move in the single env's
-    position (its run search included), and the worlds play as the single env."""
-    from patience_gym.heuristics.golf_greedy import greedy_move
+    position (Golf's run search and Puss's mental replay of the redeal included), and the worlds play as
+    the single env."""
+    from patience_gym.heuristics import greedy_move
 
     ro = rollouts(env_id)
     game = ro.game
     rng = np.random.default_rng(5)
-    searched = 0
+    chosen = 0  # moves chosen among several candidates by the search
     for state in [s for s in positions(env_id) if not game.is_over(s)][:3]:
         worlds = determinized(game, state, K, rng)
         result = ro.run(worlds, "greedy", record=True)
@@ -164,14 +167,41 @@ def test_the_greedy_policy_plays_the_greedy_baselines_moves(env_id: str) -> None
             env.reset(options={"state": game.to_dict(world)})
             for move in result.actions[i][result.actions[i] >= 0].tolist():
                 mask = env.unwrapped.action_masks()
-                searched += int(mask[:7].sum() > 1)
+                searched = mask[:7] if env_id != PUSS else mask[PUSS_TAKES]
+                chosen += int(searched.sum() > 1)
                 assert move == greedy_move(game, env.unwrapped.state, mask), (i, move)
                 env.step(move)
-    assert searched > 20, "too few moves chosen among several plays: the run search is not tested"
-    with pytest.raises(ValueError, match="policy 'greedy' is built into the batched engines of Golf-v0 and Gol"):
+    assert chosen > 20 if env_id != PUSS else chosen >= 8, f"{chosen}: the search is hardly tested"
+    with pytest.raises(ValueError, match="policy 'greedy' is built into the batched engines of Golf-v0, GolfRound"):
         rollouts(MILLIGAN).run([rollouts(MILLIGAN).game.init(np.random.default_rng(0))], "greedy")
     with pytest.raises(NotImplementedError, match="MissMilligan-v0 has no greedy policy built in"):
         rollouts(MILLIGAN).engine.greedy_moves()
+
+
+@pytest.mark.parametrize("env_id", [GOLF, PUSS], ids=_short)
+def test_the_engines_greedy_moves_are_the_single_envs_in_every_position_met(env_id: str) -> None:
+    """``engine.greedy_moves()`` against the rules' greedy in every live position of 32 games played by
+    the greedy with one random move in ten: positions of every phase, redeals planned by replay included."""
+    from patience_gym.heuristics import greedy_move
+
+    engine = WorldRollouts(env_id, 32).engine
+    game = engine.game
+    engine.seed(list(range(32)))
+    engine.reset(np.ones(32, dtype=bool))
+    rng = np.random.default_rng(0)
+    checked = chosen = 0
+    for _ in range(250):
+        moves, masks = engine.greedy_moves(), engine.masks()
+        live = masks.any(axis=1)
+        if not live.any():
+            break
+        for i in np.flatnonzero(live):
+            assert moves[i] == greedy_move(game, engine.rules_state(i), masks[i]), (i, moves[i])
+            checked += 1
+            chosen += int(masks[i][PUSS_TAKES if env_id == PUSS else slice(0, 7)].sum() > 1)
+        random_moves = [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]
+        engine.step(np.where(live, np.where(rng.random(32) < 0.1, random_moves, moves), -1))
+    assert checked > 1000 and chosen > 40, (checked, chosen)
 
 
 def test_the_same_seed_gives_the_same_result_and_another_seed_another() -> None:
