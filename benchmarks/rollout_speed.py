@@ -1,12 +1,12 @@
 """Greedy rollouts of many worlds: the batched engine's kernel against the single env, on the same positions.
 
-For each env whose batched engine has the greedy built in (Golf, GolfRound, Puss in the Corner), the
-opening positions of ``--worlds`` seeded deals are played to their ends twice: by
-:class:`patience_gym.vector.rollouts.WorldRollouts` with ``policy="greedy"`` (one call), and one by one
-in the single env (``gym.make`` reset with each state, the greedy baseline's move from the rules each
-step, as the greedy agent plays). Both play the very same moves (checked here: the mean scores must be
-equal, and ``tests/vector/test_rollouts.py`` checks every move); the table gives moves a second for each
-and their ratio, measured in one run. numba's cache load or compile is done before the timing.
+For each env, the opening positions of ``--worlds`` seeded deals are played to their ends twice: by
+:class:`patience_gym.vector.rollouts.WorldRollouts` with ``policy="greedy"`` (one call, the greedy in
+the batched engine's kernels), and one by one in the single env (``gym.make`` reset with each state,
+the greedy agent's rule from :mod:`patience_gym.heuristics` each step, its memory kept through the
+game). Both play the very same moves (checked here: the move counts and mean scores must be equal,
+and ``tests/vector/test_rollouts.py`` checks every move); the table gives moves a second for each and
+their ratio, measured in one run. numba's cache load or compile is done before the timing.
 
 Usage: ``python -m benchmarks.rollout_speed [--worlds 256] [--env ID ...] [--out DIR]``
 
@@ -23,25 +23,29 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-import patience_gym  # noqa: F401 - registers the envs
+import patience_gym
 from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
+from patience_gym.games.milligan import MilliganGame
 from patience_gym.heuristics import greedy_move
+from patience_gym.heuristics.milligan_greedy import GreedyRules
 from patience_gym.vector.rollouts import WorldRollouts
 
-ENV_IDS = ["patience_gym/Golf-v0", "patience_gym/GolfRound-v0", "patience_gym/PussInTheCorner-v0"]
+ENV_IDS = sorted(patience_gym.ENVS)
 
 
 def single_env_greedy(env_id: str, states: list[Any]) -> tuple[float, int, float]:
-    """Each state played to its end in ``gym.make(env_id)`` by the rules' greedy: mean score, moves, seconds."""
+    """Each state played to its end in ``gym.make(env_id)`` by the greedy agent's rule (a fresh player per
+    game): mean score, moves, seconds."""
     env: Any = gym.make(env_id, max_episode_steps=None)
     game = env.unwrapped.game
     scores, moves = [], 0
     start = time.perf_counter()
     for state in states:
         _, info = env.reset(options={"state": game.to_dict(state)})
+        choose = GreedyRules().choose if isinstance(game, MilliganGame) else greedy_move
         while True:
-            action = greedy_move(game, env.unwrapped.state, info["action_mask"])
+            action = choose(game, env.unwrapped.state, info["action_mask"])
             _, _, terminated, truncated, info = env.step(action)
             moves += 1
             if terminated or truncated:

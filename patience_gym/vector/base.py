@@ -142,12 +142,12 @@ class BatchedGame(abc.ABC):
         """Further per-env info keys the single env reports, as arrays with N rows."""
         return {}
 
-    #: Whether :meth:`greedy_moves` is built into this engine.
+    #: Whether :meth:`greedy_moves` is built into this engine (every game's is).
     has_greedy = False
 
     def greedy_moves(self) -> np.ndarray:
-        """int64 [N]: the greedy baseline's move in every env, as a fresh greedy player (the game table's
-        ``greedy_move``) makes it; 0 where the game is over. Only engines with :attr:`has_greedy`."""
+        """int64 [N]: the greedy agent's move in every env (0 where the game is over), as the agent makes
+        it when started on the env's reset or loaded state; computed in the engine's kernels."""
         raise NotImplementedError(f"the batched engine of {self.env_id} has no greedy policy built in")
 
     # --- positions as the rules write them ----------------------------------

@@ -60,6 +60,9 @@ class BatchedMilligan(BatchedGame):
         self._args: tuple[Any, ...] = (*self._state(), self._masks, self._acts, *self._tables, *self._params)
         self._no_op = np.full(n, -1, dtype=np.int64)  # the action a game being reset is given
         self._deck = np.empty(K.TOTAL_CARDS, dtype=np.int64)  # the kernel's scratch space for a deal
+        #: The greedy's resignation mark per game (best, stock left; -1: none), and its search's rows.
+        self._greedy_marks = np.full((n, 2), -1, dtype=np.int64)
+        self._greedy_scratch: tuple[np.ndarray, ...] | None = None
 
     def reset(self, which: np.ndarray) -> None:
         self._advance(self._no_op, self.check_vector(which, "which", np.bool_))
@@ -78,6 +81,7 @@ class BatchedMilligan(BatchedGame):
         terminated = np.empty(n, dtype=bool)
         illegal = np.empty(n, dtype=bool)
         K.step_kernel(actions, resetting, self.rng_states, self._deck, reward, terminated, illegal, *self._args)
+        self._greedy_marks[resetting] = -1
         return reward, terminated, illegal
 
     def legal(self) -> np.ndarray:
@@ -95,6 +99,21 @@ class BatchedMilligan(BatchedGame):
             K.observe_rules(*state, *moves, *self._tables, *self._params, *rules, out)
         else:
             K.observe_planes(self._cols, self._clen, self._runs, self._found, self._res, self._sc, out)
+        return out
+
+    has_greedy = True
+
+    def greedy_moves(self) -> np.ndarray:
+        """The greedy agent's move in every game, as the agent plays it from the game's reset or loaded
+        state on: its one memory, rule 5's resignation mark (:mod:`patience_gym.heuristics.milligan_greedy`),
+        is kept per game here and forgotten when a game is reset or loaded."""
+        from patience_gym.vector.milligan_greedy import greedy_kernel, scratch_rows
+
+        state = (*self._state(), self._masks, self._acts)
+        if self._greedy_scratch is None:
+            self._greedy_scratch = scratch_rows(state)
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        greedy_kernel(state, self._greedy_scratch, self._greedy_marks, *self._tables, self._params, out)
         return out
 
     def scores(self) -> np.ndarray:
@@ -156,6 +175,7 @@ class BatchedMilligan(BatchedGame):
         sc = self._sc[i]
         sc[K.POS], sc[K.NRES], sc[K.ORIGIN], sc[K.BEST] = pos, len(state.reserve), state.origin, state.best
         sc[K.IDLE], sc[K.TOTAL], sc[K.NSEEN], sc[K.NLEGAL] = state.idle, state.total, len(seen), len(acts)
+        self._greedy_marks[i] = -1
 
     def _state(self) -> tuple[np.ndarray, ...]:
         """The state arrays in the kernels' argument order (the mask apart)."""

@@ -5,7 +5,7 @@ full states that agree with everything the player sees, their hidden cards arran
 (:meth:`patience_gym.core.Game.determinize`). :class:`WorldRollouts` loads up to ``slots`` such
 states into the slots of one batched engine (:mod:`patience_gym.vector`) and plays every world
 to its end with a policy: uniformly random among the legal moves, the greedy baseline's rule
-where the engine has it built in (Golf, GolfRound and Puss: ``BatchedGame.has_greedy``), or a callable
+computed in the engine's kernel (``BatchedGame.greedy_moves``: every game's), or a callable
 that picks the moves of all worlds step by step. Each world plays bit for bit as the single env
 (``gym.make(env_id)`` reset with ``options={"state": game.to_dict(world)}``) would play the same
 moves. The engine is made once and reused, so its kernels compile once and its arrays are kept::
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 #: entries of worlds not live are ignored). Every array it is given is fresh: it may keep or change them.
 Policy = Callable[[np.ndarray, np.ndarray, np.ndarray], Any]
 
-#: The policy names :meth:`WorldRollouts.run` knows ("greedy": where the engine has it built in).
+#: The policy names :meth:`WorldRollouts.run` knows.
 POLICIES = ("random", "greedy")
 #: How many legal moves an illegal-action error lists.
 _SHOWN_MOVES = 12
@@ -146,8 +146,8 @@ class WorldRollouts:
 
         ``policy`` is ``"random"`` (each live world plays a uniformly random legal move, drawn from
         ``np.random.default_rng(seed)``: the same seed and states give the same result), ``"greedy"``
-        (each world plays the greedy baseline's move, computed in the engine's kernel: Golf, GolfRound
-        and Puss in the Corner; ValueError for an engine without it) or a callable
+        (each world plays the move the greedy agent, started on that world, would make: computed in the
+        engine's kernel, ``BatchedGame.greedy_moves``) or a callable
         ``policy(masks, observations, live) -> actions`` (see :data:`Policy`; ``seed`` is not used),
         called once a step for all worlds. A move that is not legal in a live world raises
         :class:`~patience_gym.core.IllegalActionError` naming the world and the move; actions of the
@@ -170,9 +170,8 @@ class WorldRollouts:
             if policy == "greedy":
                 if not self.engine.has_greedy:
                     raise ValueError(
-                        f"policy 'greedy' is built into the batched engines of Golf-v0, GolfRound-v0 and "
-                        f"PussInTheCorner-v0, not "
-                        f"{self.env_id}'s; give 'random' or a callable policy(masks, observations, live) -> actions"
+                        f"policy 'greedy' is not built into {self.env_id}'s batched engine; give 'random' or a "
+                        "callable policy(masks, observations, live) -> actions"
                     )
                 pick = self._greedy_moves
             else:

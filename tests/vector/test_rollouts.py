@@ -8,6 +8,7 @@ final positions must be equal, bit for bit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -23,6 +24,7 @@ from tests.helpers.vector import canonical, reached_positions
 ENV_IDS = sorted(ENVS)
 GOLF, ROUND, MILLIGAN = "patience_gym/Golf-v0", "patience_gym/GolfRound-v0", "patience_gym/MissMilligan-v0"
 PUSS = "patience_gym/PussInTheCorner-v0"
+FAMILY = [MILLIGAN, "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
 PUSS_TAKES = slice(49, 53)  # take up packet A..D: the redeal, chosen by replaying the second pass
 K = 8
 FIELDS = ("scores", "won", "returns", "steps", "truncated", "actions")
@@ -146,17 +148,14 @@ def test_a_callable_policy_plays_as_its_rule_in_the_single_env(env_id: str) -> N
         assert (result.actions[i, result.steps[i] :] == -1).all()
 
 
-@pytest.mark.parametrize("env_id", [GOLF, ROUND, PUSS], ids=_short)
-def test_the_greedy_policy_plays_the_greedy_baselines_moves(env_id: str) -> None:
-    """``policy="greedy"``: every move of every world is the greedy baseline's move in the single env's
-    position (Golf's run search and Puss's mental replay of the redeal included), and the worlds play as
-    the single env."""
-    from patience_gym.heuristics import greedy_move
-
+@pytest.mark.parametrize("env_id", [GOLF, ROUND, PUSS, *FAMILY], ids=_short)
+def test_the_greedy_policy_plays_the_greedy_agents_moves(env_id: str) -> None:
+    """``policy="greedy"``: every move of every world is the move the greedy agent, started on the world,
+    makes in the single env (Golf's run search, Puss's replay of the redeal, the Miss Milligan family's
+    lookahead and resignation included), and the worlds play as the single env."""
     ro = rollouts(env_id)
     game = ro.game
     rng = np.random.default_rng(5)
-    chosen = 0  # moves chosen among several candidates by the search
     for state in [s for s in positions(env_id) if not game.is_over(s)][:3]:
         worlds = determinized(game, state, K, rng)
         result = ro.run(worlds, "greedy", record=True)
@@ -165,27 +164,43 @@ def test_the_greedy_policy_plays_the_greedy_baselines_moves(env_id: str) -> None
         for i, world in enumerate(worlds):
             env: Any = gym.make(env_id)
             env.reset(options={"state": game.to_dict(world)})
+            player = greedy_player(env_id)
             for move in result.actions[i][result.actions[i] >= 0].tolist():
-                mask = env.unwrapped.action_masks()
-                searched = mask[:7] if env_id != PUSS else mask[PUSS_TAKES]
-                chosen += int(searched.sum() > 1)
-                assert move == greedy_move(game, env.unwrapped.state, mask), (i, move)
+                assert move == player(game, env.unwrapped.state, env.unwrapped.action_masks()), (i, move)
                 env.step(move)
-    assert chosen > 20 if env_id != PUSS else chosen >= 8, f"{chosen}: the search is hardly tested"
-    with pytest.raises(ValueError, match="policy 'greedy' is built into the batched engines of Golf-v0, GolfRound"):
-        rollouts(MILLIGAN).run([rollouts(MILLIGAN).game.init(np.random.default_rng(0))], "greedy")
-    with pytest.raises(NotImplementedError, match="MissMilligan-v0 has no greedy policy built in"):
-        rollouts(MILLIGAN).engine.greedy_moves()
 
 
-@pytest.mark.parametrize("env_id", [GOLF, PUSS], ids=_short)
-def test_the_engines_greedy_moves_are_the_single_envs_in_every_position_met(env_id: str) -> None:
-    """``engine.greedy_moves()`` against the rules' greedy in every live position of 32 games played by
-    the greedy with one random move in ten: positions of every phase, redeals planned by replay included."""
+def test_an_engine_without_the_greedy_refuses_it_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    ro = rollouts(MILLIGAN)
+    monkeypatch.setattr(type(ro.engine), "has_greedy", False)
+    with pytest.raises(ValueError, match="policy 'greedy' is not built into patience_gym/MissMilligan-v0's batched"):
+        ro.run([ro.game.init(np.random.default_rng(0))], "greedy")
+
+
+def greedy_player(env_id: str) -> Callable[[Any, Any, np.ndarray], int]:
+    """The greedy agent's rule for one game, ``player(game, state, mask) -> move``, with its memory (the
+    Miss Milligan family's resignation mark) kept from the first call on."""
     from patience_gym.heuristics import greedy_move
+    from patience_gym.heuristics.milligan_greedy import GreedyRules
 
+    return GreedyRules().choose if env_id in FAMILY else greedy_move
+
+
+@pytest.mark.parametrize("env_id", [GOLF, PUSS, *FAMILY], ids=_short)
+def test_the_engines_greedy_moves_are_the_greedy_agents_in_every_position_met(
+    env_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``engine.greedy_moves()`` against the greedy agent's rule in every live position of 32 games played
+    by the greedy with one random move in ten: every phase, Puss's redeals planned by replay and the
+    Miss Milligan family's lookahead lines included."""
+    from patience_gym.heuristics import milligan_greedy
+
+    found = []
+    lookahead = milligan_greedy.lookahead
+    monkeypatch.setattr(milligan_greedy, "lookahead", lambda *a: found.append(lookahead(*a)) or found[-1])
     engine = WorldRollouts(env_id, 32).engine
     game = engine.game
+    players = [greedy_player(env_id) for _ in range(32)]
     engine.seed(list(range(32)))
     engine.reset(np.ones(32, dtype=bool))
     rng = np.random.default_rng(0)
@@ -196,11 +211,15 @@ def test_the_engines_greedy_moves_are_the_single_envs_in_every_position_met(env_
         if not live.any():
             break
         for i in np.flatnonzero(live):
-            assert moves[i] == greedy_move(game, engine.rules_state(i), masks[i]), (i, moves[i])
+            assert moves[i] == players[i](game, engine.rules_state(i), masks[i]), (i, moves[i])
             checked += 1
-            chosen += int(masks[i][PUSS_TAKES if env_id == PUSS else slice(0, 7)].sum() > 1)
+            if env_id in (GOLF, PUSS):  # a choice among plays (Golf's run search) or take-ups (Puss's replay)
+                chosen += int(masks[i][slice(0, 7) if env_id == GOLF else PUSS_TAKES].sum() > 1)
         random_moves = [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]
         engine.step(np.where(live, np.where(rng.random(32) < 0.1, random_moves, moves), -1))
+    if env_id in FAMILY:
+        chosen = sum(line is not None for line in found)  # moves the lookahead chose
+        assert len(found) > chosen, "the lookahead never failed: the resignation mark is not tested"
     assert checked > 1000 and chosen > 40, (checked, chosen)
 
 
