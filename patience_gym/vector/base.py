@@ -145,10 +145,15 @@ class BatchedGame(abc.ABC):
     #: Whether :meth:`greedy_moves` is built into this engine (every game's is).
     has_greedy = False
 
-    def greedy_moves(self) -> np.ndarray:
+    def greedy_moves(self, which: np.ndarray | None = None) -> np.ndarray:
         """int64 [N]: the greedy agent's move in every env (0 where the game is over), as the agent makes
-        it when started on the env's reset or loaded state; computed in the engine's kernels."""
+        it when started on the env's reset or loaded state; computed in the engine's kernels. ``which``
+        (bool [N]): only those envs (0 for the others)."""
         raise NotImplementedError(f"the batched engine of {self.env_id} has no greedy policy built in")
+
+    def _greedy_rows(self, which: np.ndarray | None) -> np.ndarray:
+        """``which`` checked as a bool [N] vector (all envs for None)."""
+        return np.ones(self.num_envs, dtype=bool) if which is None else self.check_vector(which, "which", np.bool_)
 
     # --- positions as the rules write them ----------------------------------
     def get_state(self, i: int) -> dict[str, Any]:

@@ -440,15 +440,18 @@ def _rules_moves_tail(cols, heights, stock, pos, in_waste, top, fits, i, out, at
 
 
 @numba.njit(cache=True)
-def _greedy_kernel(cols, heights, stock, pos, top, fits, fit_bits, masks, memo, out):  # type: ignore[no-untyped-def]
+def _greedy_kernel(which, cols, heights, stock, pos, top, fits, fit_bits, masks, memo, out):  # type: ignore[no-untyped-def]
     """``golf_greedy.choose_move`` in every env: the only play, or the play whose run is longest, then
     leaves the most unseen cards fitting an exposed card, then comes from the taller column (ties: the
-    lowest column); the deal when nothing plays; 0 where the game is over."""
+    lowest column); the deal when nothing plays; 0 where the game is over or ``which`` is False."""
     ranks = np.empty((NUM_COLUMNS, NUM_ROWS), dtype=np.int64)
     hts = np.empty(NUM_COLUMNS, dtype=np.int64)
     unseen = np.empty(14, dtype=np.int64)
     runs = np.empty((NUM_COLUMNS, 2), dtype=np.int64)
     for i in range(out.shape[0]):
+        if not which[i]:
+            out[i] = 0
+            continue
         plays = 0
         only = 0
         for col in range(NUM_COLUMNS):
@@ -576,10 +579,11 @@ class BatchedGolf(BatchedGame):
 
     has_greedy = True
 
-    def greedy_moves(self) -> np.ndarray:
+    def greedy_moves(self, which: np.ndarray | None = None) -> np.ndarray:
+        rows = self._greedy_rows(which)
         out = np.zeros(self.num_envs, dtype=np.int64)
         _greedy_kernel(
-            self.cols, self.heights, self.stock, self.pos, self.top, self.fits, self.fit_bits, self._masks,
+            rows, self.cols, self.heights, self.stock, self.pos, self.top, self.fits, self.fit_bits, self._masks,
             self._memo, out,
         )  # fmt: skip
         return out

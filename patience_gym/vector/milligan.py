@@ -103,17 +103,18 @@ class BatchedMilligan(BatchedGame):
 
     has_greedy = True
 
-    def greedy_moves(self) -> np.ndarray:
+    def greedy_moves(self, which: np.ndarray | None = None) -> np.ndarray:
         """The greedy agent's move in every game, as the agent plays it from the game's reset or loaded
         state on: its one memory, rule 5's resignation mark (:mod:`patience_gym.heuristics.milligan_greedy`),
         is kept per game here and forgotten when a game is reset or loaded."""
         from patience_gym.vector.milligan_greedy import greedy_kernel, scratch_rows
 
+        rows = self._greedy_rows(which)
         state = (*self._state(), self._masks, self._acts)
         if self._greedy_scratch is None:
             self._greedy_scratch = scratch_rows(state)
         out = np.zeros(self.num_envs, dtype=np.int64)
-        greedy_kernel(state, self._greedy_scratch, self._greedy_marks, *self._tables, self._params, out)
+        greedy_kernel(rows, state, self._greedy_scratch, self._greedy_marks, *self._tables, self._params, out)
         return out
 
     def scores(self) -> np.ndarray:

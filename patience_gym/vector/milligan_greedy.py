@@ -164,9 +164,9 @@ def _lookahead(s, now, zc, zf, zo, params, moves, count):  # type: ignore[no-unt
 
 
 @njit(cache=True)
-def greedy_kernel(state, scratch, marks, zc, zf, zo, params, out):  # type: ignore[no-untyped-def]
-    """``GreedyRules.choose`` in every game (0 where it is over), ``marks[e]`` its resignation mark;
-    ``scratch``: :func:`scratch_rows` of ``state``."""
+def greedy_kernel(which, state, scratch, marks, zc, zf, zo, params, out):  # type: ignore[no-untyped-def]
+    """``GreedyRules.choose`` in every game with ``which`` (0 where it is over, and elsewhere); ``marks[e]``
+    is its resignation mark, ``scratch`` :func:`scratch_rows` of ``state``."""
     cols, clen, runs, tops, found, stock, res, sc, hsh, seen, ids, mask, acts = state
     moves = np.empty((LEVELS, mask.shape[1]), dtype=np.int64)
     count = np.zeros(LEVELS, dtype=np.int64)
@@ -174,7 +174,7 @@ def greedy_kernel(state, scratch, marks, zc, zf, zo, params, out):  # type: igno
     root, child = np.arange(2)  # run-time rows (see _lookahead)
     for e in range(out.shape[0]):
         n = sc[e, NLEGAL]
-        if n == 0:
+        if n == 0 or not which[e]:
             out[e] = 0
             continue
         legal = np.sort(acts[e, :n]).astype(np.int64)  # int64 moves, as the lookahead's

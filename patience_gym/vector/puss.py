@@ -650,11 +650,12 @@ class BatchedPuss(BatchedGame):
 
     has_greedy = True
 
-    def greedy_moves(self) -> np.ndarray:
+    def greedy_moves(self, which: np.ndarray | None = None) -> np.ndarray:
         from patience_gym.vector.puss_greedy import greedy_kernel
 
+        rows = self._greedy_rows(which)
         out = np.zeros(self.num_envs, dtype=np.int64)
-        greedy_kernel(self._g, self._bits, self._forced, self._sevens_after, out)
+        greedy_kernel(rows, self._g, self._bits, self._forced, self._sevens_after, out)
         return out
 
     def scores(self) -> np.ndarray:

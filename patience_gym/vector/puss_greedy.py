@@ -225,12 +225,14 @@ def _choose_redeal(g: np.ndarray, i: int, takes: int, scratch: np.ndarray, force
 
 
 @njit(cache=True)
-def greedy_kernel(g: np.ndarray, bits: np.ndarray, forced: bool, sevens_after: bool, out: np.ndarray) -> None:
-    """``puss_greedy.choose_move`` in every env (0 where the game is over)."""
+def greedy_kernel(
+    which: np.ndarray, g: np.ndarray, bits: np.ndarray, forced: bool, sevens_after: bool, out: np.ndarray
+) -> None:
+    """``puss_greedy.choose_move`` in every env with ``which`` (0 where the game is over, and elsewhere)."""
     scratch = np.empty((1, g.shape[1]), dtype=g.dtype)
     for i in range(g.shape[0]):
         b = bits[i]
-        if b == OVER:
+        if b == OVER or not which[i]:
             out[i] = 0
             continue
         action = _choose_unplanned(g, i, b, sevens_after)

@@ -255,8 +255,10 @@ class WorldRollouts:
         return chosen
 
     def _greedy_moves(self, active: np.ndarray) -> np.ndarray:
-        """The engine's greedy move for each active world (0 for the others)."""
-        return np.where(active, self.engine.greedy_moves()[: len(active)], 0)
+        """The engine's greedy move for each active world (0 for the others; idle slots are not searched)."""
+        which = np.zeros(self.slots, dtype=bool)
+        which[: len(active)] = active
+        return self.engine.greedy_moves(which)[: len(active)]
 
     def _policy_moves(self, policy: Policy, active: np.ndarray) -> np.ndarray:
         """The callable ``policy``'s moves, checked: shape and dtype (ValueError), legal where active."""

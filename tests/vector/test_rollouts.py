@@ -170,6 +170,19 @@ def test_the_greedy_policy_plays_the_greedy_agents_moves(env_id: str) -> None:
                 env.step(move)
 
 
+@pytest.mark.parametrize("env_id", [GOLF, PUSS, MILLIGAN], ids=_short)
+def test_the_greedy_moves_of_chosen_envs_only(env_id: str) -> None:
+    """``greedy_moves(which)`` computes the envs in ``which`` (the others get 0); a bad ``which`` is refused."""
+    engine = WorldRollouts(env_id, 6).engine
+    engine.seed(list(range(6)))
+    engine.reset(np.ones(6, dtype=bool))
+    every = engine.greedy_moves()
+    which = np.array([True, False, True, False, False, True])
+    assert np.array_equal(engine.greedy_moves(which), np.where(which, every, 0))
+    with pytest.raises(ValueError, match="which"):
+        engine.greedy_moves(np.ones(5, dtype=bool))
+
+
 def test_an_engine_without_the_greedy_refuses_it_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     ro = rollouts(MILLIGAN)
     monkeypatch.setattr(type(ro.engine), "has_greedy", False)
