@@ -133,6 +133,12 @@ def _ppo(run: dict[str, Any]) -> dict[str, Any]:
     return next(r for r in run["results"] if r["agent"] == "ppo")
 
 
+def family_budget(table: dict[str, Any]) -> str:
+    """The Miss Milligan family solver table's budget a deal, in words (its beam, where it ran one)."""
+    budget = f"{table['max_nodes']:,} positions"
+    return budget + (f", a beam {table['beam']} wide" if table.get("beam") else "")
+
+
 def _solver_line(
     env: str, env_id: str, planners: dict[str, Any], golf_solver: dict[str, Any], milligan_solver: dict[str, Any]
 ) -> str:
@@ -142,7 +148,7 @@ def _solver_line(
     family = [g for g in milligan_solver["games"] if g["env"] == env_id]
     if family:
         (game,) = family
-        budget = f"{game['undecided_share']:.0%} undecided within {milligan_solver['max_nodes']:,} positions"
+        budget = f"{game['undecided_share']:.0%} undecided within {family_budget(milligan_solver)}"
         won = format_share(game["won_share"], game["won_ci95"])
         deals = f"{game['deals']:,} (seeds 0..{game['deals'] - 1})"
         agent = f"solver (sees the hidden cards; {budget})"
@@ -369,7 +375,7 @@ def solvability(results: Path = RESULTS) -> str:
         "`python -m benchmarks.golf_solver`",
     )
     for game in family["games"]:
-        budget = f"{family['max_nodes']:,} positions"
+        budget = family_budget(family)
         won = format_share(game["won_share"], game["won_ci95"])
         lost, undecided = f"{game['lost_share']:.1%}", f"{game['undecided_share']:.1%}"
         line(game["env"], game["deals"], won, lost, undecided, budget, "`python -m benchmarks.milligan_solver`")
