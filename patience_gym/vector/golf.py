@@ -348,8 +348,8 @@ def _column_runs(ranks, hts, unseen, waste_rank, fits, fit_bits, memo, out):  # 
 
 
 @numba.njit(cache=True)
-def _runs_tail(cols, heights, stock, pos, top, fits, fit_bits, memo, i, out):  # type: ignore[no-untyped-def]
-    """The 21 per-column run features after the planes."""
+def _env_runs(cols, heights, stock, pos, top, fits, fit_bits, memo, i, runs):  # type: ignore[no-untyped-def]
+    """``golf_runs.column_runs`` of env ``i``: runs[col] = (length, openness)."""
     ranks = np.empty((NUM_COLUMNS, NUM_ROWS), dtype=np.int64)
     hts = np.empty(NUM_COLUMNS, dtype=np.int64)
     for col in range(NUM_COLUMNS):
@@ -359,8 +359,14 @@ def _runs_tail(cols, heights, stock, pos, top, fits, fit_bits, memo, i, out):  #
     unseen = np.zeros(14, dtype=np.int64)
     for k in range(pos[i], STOCK_SIZE):  # not on the links, not in the waste: the unturned stock
         unseen[stock[i, k] % 13 + 1] += 1
-    runs = np.empty((NUM_COLUMNS, 2), dtype=np.int64)
     _column_runs(ranks, hts, unseen, top[i] % 13 + 1, fits, fit_bits, memo, runs)
+
+
+@numba.njit(cache=True)
+def _runs_tail(cols, heights, stock, pos, top, fits, fit_bits, memo, i, out):  # type: ignore[no-untyped-def]
+    """The 21 per-column run features after the planes."""
+    runs = np.empty((NUM_COLUMNS, 2), dtype=np.int64)
+    _env_runs(cols, heights, stock, pos, top, fits, fit_bits, memo, i, runs)
     at = PLANES_SIZE
     for col in range(NUM_COLUMNS):
         out[at + 3 * col] = runs[col, 0] / NUM_LINKS
@@ -444,9 +450,6 @@ def _greedy_kernel(which, cols, heights, stock, pos, top, fits, fit_bits, masks,
     """``golf_greedy.choose_move`` in every env: the only play, or the play whose run is longest, then
     leaves the most unseen cards fitting an exposed card, then comes from the taller column (ties: the
     lowest column); the deal when nothing plays; 0 where the game is over or ``which`` is False."""
-    ranks = np.empty((NUM_COLUMNS, NUM_ROWS), dtype=np.int64)
-    hts = np.empty(NUM_COLUMNS, dtype=np.int64)
-    unseen = np.empty(14, dtype=np.int64)
     runs = np.empty((NUM_COLUMNS, 2), dtype=np.int64)
     for i in range(out.shape[0]):
         if not which[i]:
@@ -464,19 +467,13 @@ def _greedy_kernel(which, cols, heights, stock, pos, top, fits, fit_bits, masks,
         if plays == 1:
             out[i] = only
             continue
-        for col in range(NUM_COLUMNS):
-            hts[col] = heights[i, col]
-            for row in range(NUM_ROWS):
-                ranks[col, row] = cols[i, col, row] % 13 + 1
-        unseen[:] = 0
-        for k in range(pos[i], STOCK_SIZE):  # not on the links, not in the waste: the unturned stock
-            unseen[stock[i, k] % 13 + 1] += 1
-        _column_runs(ranks, hts, unseen, top[i] % 13 + 1, fits, fit_bits, memo, runs)
+        _env_runs(cols, heights, stock, pos, top, fits, fit_bits, memo, i, runs)
         best = -1
         for col in range(NUM_COLUMNS):
             if not masks[i, col]:
                 continue
-            if best < 0 or (runs[col, 0], runs[col, 1], hts[col]) > (runs[best, 0], runs[best, 1], hts[best]):
+            key = (runs[col, 0], runs[col, 1], heights[i, col])
+            if best < 0 or key > (runs[best, 0], runs[best, 1], heights[i, best]):
                 best = col
         out[i] = best
 
