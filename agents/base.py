@@ -25,6 +25,9 @@ class Agent(ABC):
     #: False, and :func:`agents.evaluation.evaluate.play_episodes` then plays them on the env's default observation,
     #: which changes none of their moves but skips the cost of a rich encoding (``moves_endgame``).
     reads_observation: bool = True
+    #: Whether :meth:`act_many` chooses for many games at once as :meth:`act` would for each, and
+    #: :meth:`reset` keeps nothing between games, so the evaluation may play its deals in lockstep.
+    plays_in_lockstep: bool = False
 
     def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
         """Called before each episode with the episode's seed."""
@@ -32,6 +35,10 @@ class Agent(ABC):
     @abstractmethod
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         """A legal action (``mask[action]`` is True)."""
+
+    def act_many(self, envs: list[PatienceEnv], observations: list[np.ndarray], masks: list[np.ndarray]) -> list[int]:
+        """:meth:`act` for several games at once (one action per env); by default one game after another."""
+        return [self.act(env, obs, mask) for env, obs, mask in zip(envs, observations, masks, strict=True)]
 
     def label(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         """The action this agent would take where another player is to move (DAgger's teacher).

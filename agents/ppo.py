@@ -18,6 +18,9 @@ class PPOAgent(Agent):
     A model of a game's part may play the whole (a model of one hole plays a round of holes in the same
     encoding): where the env's observation does not fit the model, it is shown the part in play
     (:meth:`patience_gym.core.Game.stage`) as that part's own env would show it.
+
+    :meth:`act_many` chooses for many games with one batched pass of the network (the evaluation plays
+    a deterministic policy's deals in lockstep).
     """
 
     name = "ppo"
@@ -27,6 +30,7 @@ class PPOAgent(Agent):
         from sb3_contrib import MaskablePPO
 
         self.deterministic = deterministic
+        self.plays_in_lockstep = deterministic  # a sampled policy draws from torch's RNG in the order played
         self._stage_observers: dict[tuple[int, str], Observer] = {}
         if isinstance(path, MaskablePPO):
             self.model = path
@@ -40,6 +44,16 @@ class PPOAgent(Agent):
             raise ValueError(f"cannot load PPO model {path}: {exc}") from exc
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        action, _ = self.model.predict(self.model_view(env, obs), action_masks=mask, deterministic=self.deterministic)
+        return int(action)
+
+    def act_many(self, envs: list[PatienceEnv], observations: list[np.ndarray], masks: list[np.ndarray]) -> list[int]:
+        shown = np.stack([self.model_view(env, obs) for env, obs in zip(envs, observations, strict=True)])
+        actions, _ = self.model.predict(shown, action_masks=np.stack(masks), deterministic=self.deterministic)
+        return [int(a) for a in actions]
+
+    def model_view(self, env: PatienceEnv, obs: np.ndarray) -> np.ndarray:
+        """``obs`` as the model reads it: the part in play's own observation where the env's does not fit."""
         expected = self.model.observation_space.shape
         if obs.shape != expected:
             game, part = env.game.stage(env.state)
@@ -53,5 +67,4 @@ class PPOAgent(Agent):
                 f"PPO model expects observations of shape {expected}, env gives {obs.shape}: "
                 "make the env with the obs_encoding the model was trained on"
             )
-        action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
-        return int(action)
+        return obs

@@ -230,6 +230,27 @@ def test_duplicate_labels_are_refused_by_evaluate_too(tmp_path):
         evaluate("patience_gym/Golf-v0", ["greedy", "random", "greedy"], episodes=1)
 
 
+def test_a_deterministic_model_plays_its_deals_in_lockstep_as_one_after_another(tmp_path):
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    from agents.evaluation.evaluate import play_episodes
+    from agents.ppo import PPOAgent
+
+    model = MaskablePPO("MlpPolicy", gym.make("patience_gym/Golf-v0"), n_steps=64, batch_size=32, seed=0)
+    agent = PPOAgent(model)
+    assert agent.plays_in_lockstep and not PPOAgent(model, deterministic=False).plays_in_lockstep
+    seeds = list(range(3, 15))
+    one_by_one = play_episodes("patience_gym/GolfRound-v0", agent, seeds, lockstep=1)
+    # 5 games at once: each env deals the next seed when its game ends, and the rounds end at different moves.
+    together = play_episodes("patience_gym/GolfRound-v0", agent, seeds, records=tmp_path, lockstep=5)
+    assert together.scores == one_by_one.scores and together.won == one_by_one.won
+    assert together.mean_moves == one_by_one.mean_moves and len(set(together.scores)) > 1
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == sorted(
+        f"GolfRound-v0-ppo-seed{seed}.json" for seed in seeds
+    )
+
+
 def test_cli_records_and_backend_flags(tmp_path, capsys):
     records = tmp_path / "records"
     args = ["--env", "patience_gym/Golf-v0", "--agents", "random", "--episodes", "2", "--records", str(records)]
