@@ -166,12 +166,14 @@ def play_episodes(
     scores = []
     won = []
     moves = 0
-    for seed in seeds:
-        for _ in run_episode(env, agent, seed):
-            moves += 1
-        scores.append(float(unwrapped.game.score(unwrapped.state)))  # type: ignore[attr-defined]
-        won.append(bool(unwrapped.game.is_won(unwrapped.state)))  # type: ignore[attr-defined]
-    env.close()
+    try:
+        for seed in seeds:
+            for _ in run_episode(env, agent, seed):
+                moves += 1
+            scores.append(float(unwrapped.game.score(unwrapped.state)))  # type: ignore[attr-defined]
+            won.append(bool(unwrapped.game.is_won(unwrapped.state)))  # type: ignore[attr-defined]
+    finally:
+        env.close()
     return summarise(agent.name, scores, won, moves, time.perf_counter() - start)
 
 
@@ -180,7 +182,7 @@ def _play_in_lockstep(
 ) -> tuple[list[float], list[bool], int]:
     """Every deal of ``seeds`` played by ``agent`` with up to ``games`` envs at once, a finished game's env
     dealing the next seed: the per-seed scores and results, in seed order, and the moves made."""
-    envs = [make_env() for _ in range(min(games, len(seeds)))]
+    envs = [make_env() for _ in range(max(1, min(games, len(seeds))))]  # one at least: a bad env id is named
     scores = [0.0] * len(seeds)
     won = [False] * len(seeds)
     moves = 0
@@ -196,27 +198,29 @@ def _play_in_lockstep(
         agent.reset(int(seeds[index]))
         live[slot] = (index, obs, info["action_mask"].astype(bool))
 
-    for slot in range(len(envs)):
-        deal(slot)
-    while live:
-        slots = list(live)
-        unwrapped_envs: list[Any] = [envs[s].unwrapped for s in slots]
-        actions = agent.act_many(unwrapped_envs, [live[s][1] for s in slots], [live[s][2] for s in slots])
-        for slot, action in zip(slots, actions, strict=True):
-            index = live[slot][0]
-            obs, _, terminated, truncated, info = envs[slot].step(action)
-            if info["illegal_action"]:
-                raise RuntimeError(f"agent {agent.name} chose illegal action {action} on seed {seeds[index]}")
-            moves += 1
-            if terminated or truncated:
-                unwrapped = envs[slot].unwrapped
-                scores[index] = float(unwrapped.game.score(unwrapped.state))  # type: ignore[attr-defined]
-                won[index] = bool(unwrapped.game.is_won(unwrapped.state))  # type: ignore[attr-defined]
-                deal(slot)
-            else:
-                live[slot] = (index, obs, info["action_mask"].astype(bool))
-    for env in envs:
-        env.close()
+    try:
+        for slot in range(len(envs)):
+            deal(slot)
+        while live:
+            slots = list(live)
+            unwrapped_envs: list[Any] = [envs[s].unwrapped for s in slots]
+            actions = agent.act_many(unwrapped_envs, [live[s][1] for s in slots], [live[s][2] for s in slots])
+            for slot, action in zip(slots, actions, strict=True):
+                index = live[slot][0]
+                obs, _, terminated, truncated, info = envs[slot].step(action)
+                if info["illegal_action"]:
+                    raise RuntimeError(f"agent {agent.name} chose illegal action {action} on seed {seeds[index]}")
+                moves += 1
+                if terminated or truncated:
+                    unwrapped = envs[slot].unwrapped
+                    scores[index] = float(unwrapped.game.score(unwrapped.state))  # type: ignore[attr-defined]
+                    won[index] = bool(unwrapped.game.is_won(unwrapped.state))  # type: ignore[attr-defined]
+                    deal(slot)
+                else:
+                    live[slot] = (index, obs, info["action_mask"].astype(bool))
+    finally:
+        for env in envs:
+            env.close()
     return scores, won, moves
 
 

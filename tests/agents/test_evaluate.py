@@ -230,25 +230,33 @@ def test_duplicate_labels_are_refused_by_evaluate_too(tmp_path):
         evaluate("patience_gym/Golf-v0", ["greedy", "random", "greedy"], episodes=1)
 
 
-def test_a_deterministic_model_plays_its_deals_in_lockstep_as_one_after_another(tmp_path):
+def test_a_deterministic_model_plays_its_deals_in_lockstep_as_one_after_another(tmp_path, monkeypatch):
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
+    from agents import ppo
     from agents.evaluation.evaluate import play_episodes
-    from agents.ppo import PPOAgent
+    from patience_gym.records import load_record
 
     model = MaskablePPO("MlpPolicy", gym.make("patience_gym/Golf-v0"), n_steps=64, batch_size=32, seed=0)
-    agent = PPOAgent(model)
-    assert agent.plays_in_lockstep and not PPOAgent(model, deterministic=False).plays_in_lockstep
+    agent = ppo.PPOAgent(model)
+    assert agent.plays_in_lockstep and not ppo.PPOAgent(model, deterministic=False).plays_in_lockstep
     seeds = list(range(3, 15))
-    one_by_one = play_episodes("patience_gym/GolfRound-v0", agent, seeds, lockstep=1)
+    one_by_one = play_episodes("patience_gym/GolfRound-v0", agent, seeds, records=tmp_path / "one", lockstep=1)
     # 5 games at once: each env deals the next seed when its game ends, and the rounds end at different moves.
-    together = play_episodes("patience_gym/GolfRound-v0", agent, seeds, records=tmp_path, lockstep=5)
+    together = play_episodes("patience_gym/GolfRound-v0", agent, seeds, records=tmp_path / "five", lockstep=5)
     assert together.scores == one_by_one.scores and together.won == one_by_one.won
     assert together.mean_moves == one_by_one.mean_moves and len(set(together.scores)) > 1
-    assert sorted(p.name for p in tmp_path.glob("*.json")) == sorted(
-        f"GolfRound-v0-ppo-seed{seed}.json" for seed in seeds
-    )
+    for seed in seeds:  # move for move
+        name = f"GolfRound-v0-ppo-seed{seed}.json"
+        assert load_record(tmp_path / "five" / name).moves == load_record(tmp_path / "one" / name).moves
+    # Where the two best moves are nearly tied, the game is chosen for on its own, as act() would.
+    alone: list[int] = []
+    monkeypatch.setattr(ppo, "NEAR_TIE", float("inf"))
+    monkeypatch.setattr(agent, "act", lambda env, obs, mask: alone.append(1) or ppo.PPOAgent.act(agent, env, obs, mask))
+    first_three = play_episodes("patience_gym/GolfRound-v0", agent, seeds[:3], lockstep=3)
+    assert first_three.scores == one_by_one.scores[:3]
+    assert len(alone) == round(3 * first_three.mean_moves)  # with every gap "near", every move
 
 
 def test_cli_records_and_backend_flags(tmp_path, capsys):
