@@ -63,15 +63,16 @@ def make_envs(
     """The vectorised training envs (episodes logged to ``monitor_dir``, masks reachable through the wrappers).
 
     Env ``i`` deals from seed ``seed + i``. A monitor file already there is continued, not replaced.
-    With ``cycle`` (one env) the deals are seeds ``seed .. seed + cycle - 1`` over and over
-    (:class:`CycledDeals`): what the held-out evaluations need.
+    With ``cycle`` the deals are seeds ``seed .. seed + cycle - 1`` over and over (:class:`CycledDeals`):
+    what the held-out evaluations need. One env deals them in turn; ``cycle`` envs deal one each, always
+    the same, so that an evaluation plays them side by side (one batched pass of the policy a move).
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     import patience_gym  # noqa: F401 - registers the envs
 
-    if cycle is not None and n_envs != 1:
-        raise ValueError("cycled deals need a single env")
+    if cycle is not None and n_envs not in (1, cycle):
+        raise ValueError(f"cycled deals need a single env or one env a deal ({cycle}), got {n_envs} envs")
     if vec == "batched":
         venv = batched_maker()(config.learner_env_id, n_envs, seed, {"render_mode": None, **config.env_kwargs})
         if monitor_dir is None:
@@ -89,7 +90,11 @@ def make_envs(
             monitor = Monitor(env, info_keywords=("score",))  # no file yet: appending_writer opens it
             if monitor_dir is not None:
                 monitor.results_writer = appending_writer(monitor_dir / str(rank), monitor, config.learner_env_id)
-            return monitor if cycle is None else CycledDeals(monitor, first=seed, count=cycle)
+            if cycle is None:
+                return monitor
+            if n_envs == 1:
+                return CycledDeals(monitor, first=seed, count=cycle)
+            return CycledDeals(monitor, first=seed + rank, count=1)
 
         return make
 

@@ -416,7 +416,8 @@ def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> l
         ClockCallback(clock),
     ]
     if config.eval.freq > 0:
-        eval_env = make_envs(config, 1, config.eval.seed, "dummy", cycle=config.eval.episodes)
+        # one env a deal: each evaluation plays its deals side by side, one batched pass of the policy a move
+        eval_env = make_envs(config, config.eval.episodes, config.eval.seed, "dummy", cycle=config.eval.episodes)
         callbacks.append(
             ResumableEvalCallback(
                 eval_env,

@@ -142,7 +142,12 @@ def test_every_held_out_evaluation_plays_the_same_deals():
             done = terminated or truncated
         expected.append(total)
     assert runs[0] == sorted(expected)
-    with pytest.raises(ValueError, match="single env"):
+    # One env a deal (what train.py uses): the same deals every time, played side by side.
+    side_by_side = training_envs.make_envs(config, 3, 1_000_000, "dummy", cycle=3)
+    for _ in range(3):
+        returns = evaluate_policy(model, side_by_side, n_eval_episodes=3, return_episode_rewards=True)[0]
+        assert sorted(returns) == sorted(expected)
+    with pytest.raises(ValueError, match="single env or one env a deal"):
         training_envs.make_envs(config, 2, 0, "dummy", cycle=3)
 
 
