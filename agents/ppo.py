@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
@@ -50,15 +51,16 @@ class PPOAgent(Agent):
 
     @property
     def plays_in_lockstep(self) -> bool:  # type: ignore[override]
-        """Only a deterministic policy: a sampled one draws from torch's RNG in the order the moves are made."""
-        return self.deterministic
+        """Only a deterministic policy over a ``Discrete`` action space: a sampled one draws from torch's RNG in
+        the order the moves are made."""
+        return self.deterministic and isinstance(self.model.action_space, gym.spaces.Discrete)
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
         action, _ = self.model.predict(self.model_view(env, obs), action_masks=mask, deterministic=self.deterministic)
         return int(action)
 
     def act_many(self, envs: list[PatienceEnv], observations: list[np.ndarray], masks: list[np.ndarray]) -> list[int]:
-        if not self.deterministic:
+        if not self.plays_in_lockstep:
             return super().act_many(envs, observations, masks)
         import torch as th
 
@@ -68,11 +70,9 @@ class PPOAgent(Agent):
         with th.no_grad():
             distribution = policy.get_distribution(policy.obs_to_tensor(shown)[0], action_masks=np.stack(masks))
             actions = [int(a) for a in distribution.get_actions(deterministic=True)]
-            categorical = distribution.distribution
-            if not isinstance(categorical, th.distributions.Categorical):  # not a Discrete action space
-                return super().act_many(envs, observations, masks)
-            if categorical.logits.shape[1] > 1:
-                best_two = categorical.logits.topk(2, dim=1).values
+            logits = distribution.distribution.logits  # type: ignore[union-attr]  # one Categorical: Discrete
+            if logits.shape[1] > 1:
+                best_two = logits.topk(2, dim=1).values
                 for i in np.flatnonzero((best_two[:, 0] - best_two[:, 1]).numpy() < NEAR_TIE):
                     actions[i] = self.act(envs[i], observations[i], masks[i])
         return actions

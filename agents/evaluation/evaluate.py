@@ -158,30 +158,17 @@ def play_episodes(
         return env
 
     start = time.perf_counter()
-    if agent.plays_in_lockstep and lockstep > 1:
-        scores, won, moves = _play_in_lockstep(make_env, agent, seeds, lockstep)
-        return summarise(agent.name, scores, won, moves, time.perf_counter() - start)
-    env = make_env()
-    unwrapped = env.unwrapped
-    scores = []
-    won = []
-    moves = 0
-    try:
-        for seed in seeds:
-            for _ in run_episode(env, agent, seed):
-                moves += 1
-            scores.append(float(unwrapped.game.score(unwrapped.state)))  # type: ignore[attr-defined]
-            won.append(bool(unwrapped.game.is_won(unwrapped.state)))  # type: ignore[attr-defined]
-    finally:
-        env.close()
+    games = lockstep if agent.plays_in_lockstep else 1
+    scores, won, moves = _play_in_lockstep(make_env, agent, seeds, games)
     return summarise(agent.name, scores, won, moves, time.perf_counter() - start)
 
 
 def _play_in_lockstep(
     make_env: Callable[[], gym.Env[Any, Any]], agent: Agent, seeds: Sequence[int], games: int
 ) -> tuple[list[float], list[bool], int]:
-    """Every deal of ``seeds`` played by ``agent`` with up to ``games`` envs at once, a finished game's env
-    dealing the next seed: the per-seed scores and results, in seed order, and the moves made."""
+    """Every deal of ``seeds`` played by ``agent`` with up to ``games`` envs at once (1: one game after
+    another), a finished game's env dealing the next seed: the per-seed scores and results, in seed order,
+    and the moves made."""
     envs = [make_env() for _ in range(max(1, min(games, len(seeds))))]  # one at least: a bad env id is named
     scores = [0.0] * len(seeds)
     won = [False] * len(seeds)
