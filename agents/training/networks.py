@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import torch
@@ -332,74 +332,78 @@ class GolfMoves(BaseFeaturesExtractor):
         return grid[:, :spare].view(b, 35, 13)
 
 
+class _Links(NamedTuple):
+    """Golf's link slots for :class:`_LinkChains` (b = batch; slot ``column * 5 + row``)."""
+
+    exposed: torch.Tensor  # (b, 7, 5) 1.0 on each column's exposed card
+    to_tops: torch.Tensor  # (b, 35, 7) edge weight from each card to the other columns' exposed cards
+    to_beneath: torch.Tensor  # (b, 7, 5, 1) edge weight from each card to the card beneath it
+
+
 class _LinkChains(nn.Module):
     """A graph network over Golf's 35 link slots: per column, a learned summary of the plays its exposed card opens.
 
     Slot ``column * 5 + row`` (row 4 dealt last). A card's successors are the
     exposed cards of the other columns and the card beneath it, each edge
     weighted by a learned table of (rank, next rank) started at "one rank
-    apart". Each round, every card's state reads its first state and the sum
-    of its successors' states, weighted by their edges; the output is each
-    column's exposed card after the last round (zero for an empty column).
-
-    Only the cards that can reach that output are computed: after round ``k``
-    of ``r``, a card more than ``r - k`` places beneath its column's exposed
-    card cannot, so round ``k`` runs on the ``r - k + 1`` cards at the top of
-    each column (the exposed cards' edges to one another, one (7, 7) matrix
-    per level below the top, are built once). The result is the same as
-    running every round on all 35 slots (a test checks it against that).
+    apart". The edges to the exposed cards are one (35, 7) matrix per
+    position, built once; each round of messages is a batched product with it
+    and a shift down the column.
     """
 
     def __init__(self, rounds: int, width: int) -> None:
         super().__init__()
+        self.register_buffer("row", nn.functional.one_hot(torch.arange(35) % 5, 5).float(), persistent=False)
+        own_column = nn.functional.one_hot(torch.arange(35) // 5, 7).float()
+        self.register_buffer("other_column", 1.0 - own_column, persistent=False)
         fit = torch.full((13, 13), -3.0)
         rank = torch.arange(12)
         fit[rank, rank + 1] = fit[rank + 1, rank] = 3.0
         self.fit = nn.Parameter(fit)
         self.embed = nn.Linear(13 + 5 + 2 + 1, width)  # a card's rank, row, chances below and above, exposed
         self.rounds = nn.ModuleList(nn.Linear(2 * width, width) for _ in range(rounds))
-        self.depth = min(rounds, 4) + 1  # the cards from each column's top that the output can depend on
-        self.register_buffer("other_column", 1.0 - torch.eye(7), persistent=False)
 
     def forward(self, grid: torch.Tensor, chances: torch.Tensor) -> torch.Tensor:
         """``grid`` (b, 35, 13) one-hot ranks, ``chances`` (b, 35, 2): the exposed cards' nodes, (b, 7, width)."""
-        b, depth = grid.shape[0], self.depth
-        with torch.no_grad():  # each column's top ``depth`` cards, level 0 the exposed card: (b, depth, 7, ...)
-            count = grid.sum(dim=2).view(b, 7, 5).sum(dim=2).long()  # cards left in each column
-            level = torch.arange(depth, device=grid.device).view(1, depth, 1)
-            row = count.unsqueeze(1) - 1 - level  # the row of the card ``level`` places beneath the exposed one
-            present = (row >= 0).to(grid.dtype).unsqueeze(-1)
-            slot = torch.arange(7, device=grid.device) * 5 + row.clamp(min=0)
-            cards = torch.cat([grid, chances], dim=2)
-            node = torch.gather(cards, 1, slot.view(b, depth * 7, 1).expand(-1, -1, cards.shape[2]))
-            node = node.view(b, depth, 7, -1) * present
-            rank = node[..., :13]
-            exposed = present * (level == 0).to(grid.dtype).unsqueeze(-1)
-            rows = nn.functional.one_hot(row.clamp(min=0), 5).to(grid.dtype) * present
-            x = torch.cat([rank, rows, node[..., 13:], exposed], dim=3)
-            rank_beneath = nn.functional.pad(rank[:, 1:], (0, 0, 0, 0, 0, 1))
-            top_rank = rank[:, 0].transpose(1, 2)  # (b, 13, 7)
-        other_column: torch.Tensor = self.other_column  # type: ignore[assignment]
-        follows = rank @ torch.sigmoid(self.fit)  # how well each rank follows each card
-        to_tops = ((follows.view(b, depth * 7, 13) @ top_rank).view(b, depth, 7, 7) * other_column).unbind(1)
-        to_beneath = (follows * rank_beneath).sum(dim=-1, keepdim=True).unbind(1)
-        # Levels as separate tensors: slicing one tensor would cost a zero-filled gradient per slice.
-        first = torch.relu(self.embed(x)).unbind(1)
-        width = first[0].shape[2]
-        h = list(first)
-        for k, layer in enumerate(self.rounds):
+        b = grid.shape[0]
+        links = self.links(grid)
+        row: torch.Tensor = self.row  # type: ignore[assignment]
+        x = torch.cat([grid, row.expand(b, -1, -1), chances, links.exposed.view(b, 35, 1)], dim=2)
+        first = torch.relu(self.embed(x))
+        h = first
+        width = first.shape[2]
+        for layer in self.rounds:
             assert isinstance(layer, nn.Linear)
-            own_weight, message_weight = layer.weight[:, :width], layer.weight[:, width:]  # layer([first, message])
-            levels = min(depth, len(self.rounds) - k)
-            new = []
-            for d in range(levels):
-                message = to_tops[d] @ h[0]
-                if d + 1 < depth:
-                    message = message + to_beneath[d] * h[d + 1]
-                own = nn.functional.linear(first[d], own_weight, layer.bias)
-                new.append(torch.relu(own + nn.functional.linear(message, message_weight)))
-            h = new
-        return h[0] * exposed[:, 0]
+            # layer([first, message]) with the weight split: the first half's product is the same every round
+            own = nn.functional.linear(first, layer.weight[:, :width], layer.bias)
+            h = torch.relu(own + nn.functional.linear(self.message(h, links), layer.weight[:, width:]))
+        return (h.view(b, 7, 5, -1) * links.exposed.unsqueeze(-1)).sum(dim=2)
+
+    def links(self, grid: torch.Tensor) -> _Links:
+        """Where the cards lie and how well one follows another (empty slots: all zero)."""
+        b = grid.shape[0]
+        slots = grid.view(b, 7, 5, 13)
+        other_column: torch.Tensor = self.other_column  # type: ignore[assignment]
+        with torch.no_grad():
+            occupied = grid.sum(dim=2).view(b, 7, 5)
+            exposed = occupied * (1.0 - nn.functional.pad(occupied[..., 1:], (0, 1)))
+            top_rank = (slots * exposed.unsqueeze(-1)).sum(dim=2)  # (b, 7, 13)
+            below_rank = nn.functional.pad(slots[:, :, :-1], (0, 0, 1, 0))  # the rank beneath each slot
+        follows = (grid @ torch.sigmoid(self.fit)).view(b, 7, 5, 13)  # how well each rank follows each card
+        return _Links(
+            exposed=exposed,
+            to_tops=(follows.view(b, 35, 13) @ top_rank.transpose(1, 2)) * other_column,
+            to_beneath=(follows * below_rank).sum(dim=-1, keepdim=True),
+        )
+
+    @staticmethod
+    def message(h: torch.Tensor, links: _Links) -> torch.Tensor:
+        """Each card's sum of its successors' states, weighted by how well they follow it: (b, 35, width)."""
+        b, _, width = h.shape
+        hv = h.view(b, 7, 5, width)
+        tops = (hv * links.exposed.unsqueeze(-1)).sum(dim=2)  # (b, 7, width)
+        beneath = links.to_beneath * nn.functional.pad(hv[:, :, :-1], (0, 0, 1, 0))
+        return (links.to_tops @ tops + beneath.view(b, 35, width)).view(b, 35, width)
 
 
 def _state_net(global_size: int, hidden: int) -> nn.Module:
