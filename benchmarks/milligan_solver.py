@@ -16,8 +16,9 @@ the backend, the shard size or the resuming (given a node budget only).
 
 Writes ``benchmarks/results/milligan_solver.json`` and ``.md``. The games not measured this time keep
 their rows from the results already in ``--out`` when those were taken with the same seed and budget
-(positions, seconds and beam), so the games can be measured one at a time; rows taken otherwise are
-dropped, and the run says so before it starts.
+(positions, seconds, beam and the beam's version, :data:`agents.solvers.milligan.BEAM_VERSION`, which
+kept shards also carry in their names), so the games can be measured one at a time; rows taken otherwise
+are dropped, and the run says so before it starts.
 
 The defaults are the published table's: 1,000 deals a game, 250,000 positions a deal (about 60 s on one
 core of the machine the results name) and a beam 30 wide (``--beam 0`` runs the search without it).
@@ -43,14 +44,14 @@ import patience_gym  # noqa: F401 - registers the envs
 from agents.baselines.greedy_milligan import greedy_line
 from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, run_resumable
-from agents.solvers.milligan import BEAM_WIDTH, ENV_IDS, MilliganSolution, solution_record, solve
+from agents.solvers.milligan import BEAM_VERSION, BEAM_WIDTH, ENV_IDS, MilliganSolution, solution_record, solve
 from agents.training.report import machine_description
 from benchmarks import RESULTS, named_counts, write_results
 from patience_gym.records import save_record
 
 VERDICTS = ("won", "lost", "undecided")
 #: What must match for a kept row to join a new table.
-SETTINGS = ("seed", "max_nodes", "max_seconds", "beam")
+SETTINGS = ("seed", "max_nodes", "max_seconds", "beam", "beam_version")
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class Shard:
     @property
     def filename(self) -> str:
         budget = f"nodes{self.max_nodes}" + (f"-s{self.max_seconds:g}" if self.max_seconds else "")
-        budget += f"-beam{self.beam}" if self.beam else ""
+        budget += f"-beam{self.beam}v{BEAM_VERSION}" if self.beam else ""
         return f"{self.game}-seed{self.seed}-{self.start:06d}+{self.count}-{budget}.json"
 
 
@@ -226,12 +227,13 @@ def kept_rows(path: Path, settings: Mapping[str, Any], measured: Iterable[str]) 
     try:
         old = json.loads(path.read_text())
         rows = [r for r in old["games"] if r["env"] not in {ENV_IDS[g] for g in measured}]
-        same = all(old.get(k, 0 if k == "beam" else None) == settings[k] for k in SETTINGS)
+        defaults = {"beam": 0, "beam_version": 1 if old.get("beam") else 0}  # from before these were written
+        same = all(old.get(k, defaults.get(k)) == settings[k] for k in SETTINGS)
     except (json.JSONDecodeError, KeyError, TypeError) as error:
         message = f"{path} is not a results file of this benchmark ({error!r}); move it or choose --out"
         raise SystemExit(message) from error
     if rows and not same:
-        old_settings = ", ".join(f"{k} {old.get(k)}" for k in SETTINGS)
+        old_settings = ", ".join(f"{k} {old.get(k, defaults.get(k))}" for k in SETTINGS)
         print(f"{path}: its rows for {[r['env'] for r in rows]} were taken with {old_settings}; not kept")
         return []
     return rows
@@ -290,6 +292,7 @@ def main(argv: list[str] | None = None) -> None:
         "max_nodes": max_nodes,
         "max_seconds": args.max_seconds,
         "beam": args.beam,
+        "beam_version": BEAM_VERSION if args.beam else 0,
         "machine": machine_description(),
         "games": [],
     }

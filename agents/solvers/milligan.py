@@ -96,15 +96,23 @@ search commits to its first line through the stock and then spends its budget
 on the ending that line left, where a bad position cannot be mended; the
 win is usually lost in the choices made between the deals. So, after the
 greedy's game and the noisy dives (which then stop at :data:`BEAM_DIVE_SHARE`
-of either budget), a beam runs over the deals: from
+of either budget), two beams run over the deals, one after the other: from
 each of the ``W`` positions kept right after a deal, a best-first search of the
-moves before the next deal (by the greedy's evaluation,
-:func:`patience_gym.heuristics.milligan_moves.evaluation`; at most
+moves before the next deal (by :func:`beam_value`; at most
 :data:`BEAM_GAP_NODES` positions) collects every position a deal can follow,
-and the ``W`` best-scoring positions after that deal are kept. Once the stock is
-out, the exact search above is run from each kept position, best first, with
-at most :data:`BEAM_END_NODES` positions each. The beam stops once
-:data:`BEAM_SHARE` of either budget is spent (the dives' share included). Its lines are played by the rules
+and the ``W`` best-scoring positions after that deal are kept (once the stock is
+out, one of several that differ only by a column permutation). Then the exact
+search above is run from each kept position, best first, with at most
+:data:`BEAM_END_NODES` positions each. The two beams differ in their score
+only: the greedy's evaluation
+(:func:`patience_gym.heuristics.milligan_moves.evaluation`: a hundred points
+a foundation card, less a point a card above the next ones needed, three
+points a break in a column (a card not packed on the one below it) and smaller
+terms), then the same
+with a break weighing as much as a foundation card
+(:data:`BEAM_BREAK_WEIGHTS`), which keeps columns in order and wins deals the
+first leaves undecided; each stops once its share of either budget is spent
+(:data:`BEAM_SHARES`, the dives' share included). Their lines are played by the rules
 (a state carries its own idle count and seen positions), so a line it finds wins
 under the progress rule.
 
@@ -155,7 +163,7 @@ from patience_gym.games.milligan_tables import (
     SUIT2,
     TOTAL_CARDS,
 )
-from patience_gym.heuristics.milligan_moves import evaluation
+from patience_gym.heuristics.milligan_moves import W_BREAK, W_FOUNDATION, evaluation, remembered_terms
 from patience_gym.records import GameRecord, RecordEpisodes
 
 #: The prunings :func:`solve` uses by default (all of them).
@@ -172,9 +180,18 @@ BEAM_DIVE_SHARE = 0.2
 #: stops (the dives' included).
 BEAM_GAP_NODES = 300
 BEAM_END_NODES = 5_000
-BEAM_SHARE = 0.8
+#: The beams, run one after the other (see "Beam"): the points each takes off a position's score for each
+#: break in a column (the greedy's own, then a foundation card's worth), and the share of either budget
+#: spent when it stops (the dives' included).
+BEAM_BREAK_WEIGHTS = (W_BREAK, W_FOUNDATION)
+BEAM_SHARES = (0.55, 0.95)
 #: The beam width of the published solver tables and the command line's default.
 BEAM_WIDTH = 30
+#: Raised whenever a change to the beam can change a verdict within a budget, so that solver tables and
+#: kept shards of two versions are never mixed (1: the greedy's evaluation, the dives' share of a fifth
+#: and four fifths to the beam; 2: :func:`beam_value`, the beam to 95% and its last layer keyed up to
+#: column permutations).
+BEAM_VERSION = 2
 #: Node budget when neither budget is given.
 DEFAULT_MAX_NODES = 200_000
 #: Env ids by game name.
@@ -205,6 +222,13 @@ class _OutOfBudget(Exception):
 
 #: A position kept by the beam: its evaluation, the position and the line from the root to it.
 _Kept = tuple[int, MilliganState, list[int]]
+
+
+def beam_value(state: MilliganState, break_weight: int) -> int:
+    """A beam's score of a position: the greedy's evaluation with each break in a column (a card not
+    packed on the one below it) weighing ``break_weight`` points (see "Beam")."""
+    cover, breaks, vacancies = remembered_terms(state)
+    return evaluation(state, (cover, 0, vacancies)) - break_weight * breaks
 
 
 def check_budget(name: str, value: Any, integer: bool) -> None:
@@ -393,12 +417,13 @@ class _Search:
         now = time.perf_counter()
         return self.deadline is not None and now - self.start > share * (self.deadline - self.start)
 
-    def gap(self, state: MilliganState, line: list[int]) -> tuple[list[int] | None, list[_Kept]]:
-        """Best-first over the moves before the next deal from ``state`` (reached by ``line``): a winning line
-        if one turns up, else every position right after a deal that it reached."""
+    def gap(self, state: MilliganState, line: list[int], break_weight: int) -> tuple[list[int] | None, list[_Kept]]:
+        """Best-first (by :func:`beam_value` with ``break_weight``) over the moves before the next deal from
+        ``state`` (reached by ``line``): a winning line if one turns up, else every position right after a
+        deal that it reached."""
         game = self.game
         seen: dict[int, int] = {}
-        heap: list[tuple[int, int, MilliganState, list[int]]] = [(-evaluation(state), 0, state, line)]
+        heap: list[tuple[int, int, MilliganState, list[int]]] = [(-beam_value(state, break_weight), 0, state, line)]
         dealt: list[_Kept] = []
         pushed = 1
         for _ in range(BEAM_GAP_NODES):
@@ -412,40 +437,48 @@ class _Search:
                 if child.total == TOTAL_CARDS:
                     return [*to_here, action], dealt
                 if action == DEAL:
-                    dealt.append((evaluation(child), child, [*to_here, action]))
+                    dealt.append((beam_value(child, break_weight), child, [*to_here, action]))
                     continue
                 key = self.key(child, False)
                 if not _improves(seen, key, child.idle):
                     continue
                 seen[key] = child.idle
-                heapq.heappush(heap, (-evaluation(child), pushed, child, [*to_here, action]))
+                heapq.heappush(heap, (-beam_value(child, break_weight), pushed, child, [*to_here, action]))
                 pushed += 1
         return None, dealt
 
     def beam(self, width: int) -> list[int] | None:
-        """A winning line found by the beam over the deals (see "Beam"), or None when it found none within
-        :data:`BEAM_SHARE` of the budgets."""
-        stock = len(self.root.stock)
-        if self.root.pos >= stock:
+        """A winning line found by the beams over the deals (see "Beam"), or None when they found none."""
+        if self.root.pos >= len(self.root.stock):
             return None
-        layer: list[_Kept] = [(evaluation(self.root), self.root, [])]
+        for break_weight, share in zip(BEAM_BREAK_WEIGHTS, BEAM_SHARES, strict=True):
+            line = self.one_beam(width, break_weight, share)
+            if line is not None:
+                return line
+        return None
+
+    def one_beam(self, width: int, break_weight: int, share: float) -> list[int] | None:
+        """A winning line found by one beam (its score's ``break_weight``), or None when it found none before
+        ``share`` of either budget was spent."""
+        stock = len(self.root.stock)
+        layer: list[_Kept] = [(beam_value(self.root, break_weight), self.root, [])]
         while layer[0][1].pos < stock:
             after: dict[int, _Kept] = {}
             for _, state, line in layer:
-                if self.spent(BEAM_SHARE):
+                if self.spent(share):
                     return None
-                won, dealt = self.gap(state, line)
+                won, dealt = self.gap(state, line, break_weight)
                 if won is not None:
                     return won
                 for kept in dealt:
-                    key = self.key(kept[1], False)
+                    key = self.key(kept[1], self.symmetric(kept[1]))
                     if key not in after or after[key][0] < kept[0]:
                         after[key] = kept
             if not after:
                 return None
             layer = sorted(after.values(), key=lambda kept: -kept[0])[:width]
         for _, state, line in layer:
-            if self.spent(BEAM_SHARE):
+            if self.spent(share):
                 return None
             ending = _Search(
                 self.game, state, min(BEAM_END_NODES, self.max_nodes - self.nodes), self.deadline, self.prune

@@ -337,9 +337,9 @@ def test_the_beam_never_changes_a_verdict() -> None:
 
 def test_the_beam_wins_a_giant_deal_the_search_leaves_undecided() -> None:
     game, state = deal(ENV_IDS["giant"], 11)
-    assert solve(game, state, max_nodes=25_000).verdict == "undecided"
-    sol = solve(game, state, max_nodes=25_000, beam=5)
-    assert sol.verdict == "won" and sol.nodes <= 25_000
+    assert solve(game, state, max_nodes=40_000).verdict == "undecided"
+    sol = solve(game, state, max_nodes=40_000, beam=5)
+    assert sol.verdict == "won" and sol.nodes <= 40_000
     replays_to_a_win(game, state, sol.moves)
     assert solution_record(ENV_IDS["giant"], sol.moves, seed=11).won
     small = solve(game, state, max_nodes=3_000, beam=5)
@@ -462,6 +462,6 @@ def test_the_solver_agent_runs_the_beam_when_asked() -> None:
     from agents.registry import make_agent
 
     env_id = ENV_IDS["giant"]
-    plain = play_episodes(env_id, make_agent("solver:max_nodes=25000", "giant"), [11])
-    beamed = play_episodes(env_id, make_agent("solver:max_nodes=25000,beam=5", "giant"), [11])
+    plain = play_episodes(env_id, make_agent("solver:max_nodes=40000", "giant"), [11])
+    beamed = play_episodes(env_id, make_agent("solver:max_nodes=40000,beam=5", "giant"), [11])
     assert plain.win_rate == 0.0 and beamed.win_rate == 1.0
