@@ -16,8 +16,8 @@ the backend, the shard size or the resuming (given a node budget only).
 
 Writes ``benchmarks/results/milligan_solver.json`` and ``.md``. The games not measured this time keep
 their rows from the results already in ``--out`` when those were taken with the same seed and budget
-(positions, seconds, beam and the beam's version, :data:`agents.solvers.milligan.BEAM_VERSION`, which
-kept shards also carry in their names), so the games can be measured one at a time; rows taken otherwise
+(positions, seconds, beam and the beam's version, ``--beam-version``, which kept shards also carry in
+their names from version 2 on), so the games can be measured one at a time; rows taken otherwise
 are dropped, and the run says so before it starts.
 
 The defaults are the published table's: 1,000 deals a game, 250,000 positions a deal (about 60 s on one
@@ -44,7 +44,7 @@ import patience_gym  # noqa: F401 - registers the envs
 from agents.baselines.greedy_milligan import greedy_line
 from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, run_resumable
-from agents.solvers.milligan import BEAM_VERSION, BEAM_WIDTH, ENV_IDS, MilliganSolution, solution_record, solve
+from agents.solvers.milligan import BEAM_VERSION, BEAM_WIDTH, BEAMS, ENV_IDS, MilliganSolution, solution_record, solve
 from agents.training.report import machine_description
 from benchmarks import RESULTS, named_counts, write_results
 from patience_gym.records import save_record
@@ -65,11 +65,13 @@ class Shard:
     max_nodes: int | None
     max_seconds: float | None
     beam: int = 0
+    beam_version: int = BEAM_VERSION
 
     @property
     def filename(self) -> str:
         budget = f"nodes{self.max_nodes}" + (f"-s{self.max_seconds:g}" if self.max_seconds else "")
-        budget += f"-beam{self.beam}v{BEAM_VERSION}" if self.beam else ""
+        if self.beam:
+            budget += f"-beam{self.beam}" + (f"v{self.beam_version}" if self.beam_version > 1 else "")
         return f"{self.game}-seed{self.seed}-{self.start:06d}+{self.count}-{budget}.json"
 
 
@@ -97,14 +99,15 @@ def solved_deals(
     max_seconds: float | None,
     env_kwargs: Mapping[str, Any] | None = None,
     beam: int = 0,
+    beam_version: int = BEAM_VERSION,
 ) -> Iterator[tuple[int, Any, MilliganSolution]]:
     """Each deal's seed, its env reset to it (``unwrapped``) and the solver's verdict (its beam ``beam``
-    wide), a won line replayed."""
+    wide, of version ``beam_version``), a won line replayed."""
     env = gym.make(env_id, **dict(env_kwargs or {}))
     for seed in seeds:
         env.reset(seed=seed)
         unwrapped: Any = env.unwrapped
-        found = solve(unwrapped.game, unwrapped.state, max_nodes, max_seconds, beam=beam)
+        found = solve(unwrapped.game, unwrapped.state, max_nodes, max_seconds, beam=beam, beam_version=beam_version)
         if found.verdict == "won":
             replay_won(env_id, seed, found.moves, env_kwargs)
         yield seed, env.unwrapped, found
@@ -115,7 +118,7 @@ def solve_shard(shard: Shard) -> dict[str, Any]:
     deals = []
     seeds = range(shard.seed + shard.start, shard.seed + shard.start + shard.count)
     for seed, env, found in solved_deals(
-        ENV_IDS[shard.game], seeds, shard.max_nodes, shard.max_seconds, beam=shard.beam
+        ENV_IDS[shard.game], seeds, shard.max_nodes, shard.max_seconds, beam=shard.beam, beam_version=shard.beam_version
     ):
         game, state = env.game, env.state
         greedy_cards, greedy_won = greedy_result(game, state)
@@ -175,11 +178,12 @@ def measure(
     workers: int | None = None,
     state_dir: Path | None = None,
     beam: int = 0,
+    beam_version: int = BEAM_VERSION,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The summary of ``deals`` deals of ``game`` and the per-deal rows (in deal order); ``beam``: the
-    solver's beam width (0: none)."""
+    solver's beam width (0: none), ``beam_version`` its version."""
     shards = [
-        Shard(game, seed, start, min(shard_size, deals - start), max_nodes, max_seconds, beam)
+        Shard(game, seed, start, min(shard_size, deals - start), max_nodes, max_seconds, beam, beam_version)
         for start in range(0, deals, shard_size)
     ]
     parts, solved = run_resumable(solve_shard, shards, state_dir, "deals", backend, address, workers)
@@ -266,6 +270,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-nodes", type=int, default=250_000, help="positions per deal (0: no limit)")
     parser.add_argument("--max-seconds", type=float, help="seconds per deal (the verdicts then depend on the machine)")
     parser.add_argument("--beam", type=int, default=BEAM_WIDTH, help="the solver's beam width over the deals (0: none)")
+    parser.add_argument(
+        "--beam-version", type=int, choices=sorted(BEAMS), default=BEAM_VERSION, help="the solver's beams"
+    )
     parser.add_argument("--shard-size", type=int, default=10)
     parser.add_argument("--backend", choices=BACKENDS, default="serial")
     parser.add_argument("--workers", type=int)
@@ -292,7 +299,7 @@ def main(argv: list[str] | None = None) -> None:
         "max_nodes": max_nodes,
         "max_seconds": args.max_seconds,
         "beam": args.beam,
-        "beam_version": BEAM_VERSION if args.beam else 0,
+        "beam_version": args.beam_version if args.beam else 0,
         "machine": machine_description(),
         "games": [],
     }
@@ -310,6 +317,7 @@ def main(argv: list[str] | None = None) -> None:
             workers=args.workers,
             state_dir=args.state_dir,
             beam=args.beam,
+            beam_version=args.beam_version,
         )
         summary["rows"] = [{k: v for k, v in r.items() if k != "moves"} for r in rows]
         data["games"].append(summary)

@@ -96,23 +96,26 @@ search commits to its first line through the stock and then spends its budget
 on the ending that line left, where a bad position cannot be mended; the
 win is usually lost in the choices made between the deals. So, after the
 greedy's game and the noisy dives (which then stop at :data:`BEAM_DIVE_SHARE`
-of either budget), two beams run over the deals, one after the other: from
+of either budget), a beam runs over the deals: from
 each of the ``W`` positions kept right after a deal, a best-first search of the
 moves before the next deal (by :func:`beam_value`; at most
 :data:`BEAM_GAP_NODES` positions) collects every position a deal can follow,
-and the ``W`` best-scoring positions after that deal are kept (once the stock is
-out, one of several that differ only by a column permutation). Then the exact
+and the ``W`` best-scoring positions after that deal are kept. Then the exact
 search above is run from each kept position, best first, with at most
-:data:`BEAM_END_NODES` positions each. The two beams differ in their score
-only: the greedy's evaluation
-(:func:`patience_gym.heuristics.milligan_moves.evaluation`: a hundred points
-a foundation card, less a point a card above the next ones needed, three
-points a break in a column (a card not packed on the one below it) and smaller
-terms), then the same
-with a break weighing as much as a foundation card
-(:data:`BEAM_BREAK_WEIGHTS`), which keeps columns in order and wins deals the
-first leaves undecided; each stops once its share of either budget is spent
-(:data:`BEAM_SHARES`, the dives' share included). Their lines are played by the rules
+:data:`BEAM_END_NODES` positions each. The beam stops once its share of
+either budget is spent (the dives' share included). Its score is the greedy's
+evaluation (:func:`patience_gym.heuristics.milligan_moves.evaluation`: a
+hundred points a foundation card, less a point a card above the next ones
+needed, three points a break in a column, a card not packed on the one below
+it, and smaller terms).
+
+``beam_version`` picks the beams (:data:`BEAMS`). Version 1, the default and
+the published tables', runs one beam to 80% of the budget. Version 2 runs two,
+one after the other: the same to 55%, then one whose score weighs a break as
+much as a foundation card, which keeps the columns in order, to 95%; each
+keeps, once the stock is out, one of several positions that differ only by a
+column permutation. On Giant it wins deals version 1 leaves undecided
+(research notes section 23). Their lines are played by the rules
 (a state carries its own idle count and seen positions), so a line it finds wins
 under the progress rule.
 
@@ -180,18 +183,20 @@ BEAM_DIVE_SHARE = 0.2
 #: stops (the dives' included).
 BEAM_GAP_NODES = 300
 BEAM_END_NODES = 5_000
-#: The beams, run one after the other (see "Beam"): the points each takes off a position's score for each
-#: break in a column (the greedy's own, then a foundation card's worth), and the share of either budget
-#: spent when it stops (the dives' included).
-BEAM_BREAK_WEIGHTS = (W_BREAK, W_FOUNDATION)
-BEAM_SHARES = (0.55, 0.95)
+#: The beams of each version (see "Beam"), run one after the other: the points each takes off a position's
+#: score for each break in a column (the greedy's own, then a foundation card's worth), and the share of
+#: either budget spent when it stops (the dives' included). Version 2 also keys its last layers up to
+#: column permutations.
+BEAMS: dict[int, tuple[tuple[int, float], ...]] = {
+    1: ((W_BREAK, 0.8),),
+    2: ((W_BREAK, 0.55), (W_FOUNDATION, 0.95)),
+}
 #: The beam width of the published solver tables and the command line's default.
 BEAM_WIDTH = 30
-#: Raised whenever a change to the beam can change a verdict within a budget, so that solver tables and
-#: kept shards of two versions are never mixed (1: the greedy's evaluation, the dives' share of a fifth
-#: and four fifths to the beam; 2: :func:`beam_value`, the beam to 95% and its last layer keyed up to
-#: column permutations).
-BEAM_VERSION = 2
+#: The beam's version by default and in the published solver tables (tables and kept shards name their
+#: version, so two are never mixed). Version 2 decides more Giant deals (research notes section 23); it
+#: becomes the default when the tables are re-made with it.
+BEAM_VERSION = 1
 #: Node budget when neither budget is given.
 DEFAULT_MAX_NODES = 200_000
 #: Env ids by game name.
@@ -229,6 +234,12 @@ def beam_value(state: MilliganState, break_weight: int) -> int:
     packed on the one below it) weighing ``break_weight`` points (see "Beam")."""
     cover, breaks, vacancies = remembered_terms(state)
     return evaluation(state, (cover, 0, vacancies)) - break_weight * breaks
+
+
+def check_beam_version(version: Any) -> None:
+    """Refuse, by name, a beam version that is not one of :data:`BEAMS`."""
+    if isinstance(version, bool) or version not in BEAMS:
+        raise ValueError(f"beam_version must be one of {sorted(BEAMS)}, got {version!r}")
 
 
 def check_budget(name: str, value: Any, integer: bool) -> None:
@@ -396,7 +407,7 @@ class _Search:
         line, end = greedy_line(self.game, self.root, NOISE if rng is not None else 0.0, rng, self.tick)
         return line if self.game.is_won(end) else None
 
-    def run(self, dives: int, beam: int = 0) -> list[int] | None:
+    def run(self, dives: int, beam: int = 0, beam_version: int = BEAM_VERSION) -> list[int] | None:
         """A winning line, or None when the search space is exhausted (raises :class:`_OutOfBudget`)."""
         if self.root.total == TOTAL_CARDS:
             return []
@@ -407,7 +418,7 @@ class _Search:
                 break
             line = self.greedy(rng)
         if line is None and beam:
-            line = self.beam(beam)
+            line = self.beam(beam, beam_version)
         return line if line is not None else self.dfs()
 
     def spent(self, share: float) -> bool:
@@ -447,19 +458,20 @@ class _Search:
                 pushed += 1
         return None, dealt
 
-    def beam(self, width: int) -> list[int] | None:
-        """A winning line found by the beams over the deals (see "Beam"), or None when they found none."""
+    def beam(self, width: int, version: int) -> list[int] | None:
+        """A winning line found by the beams of ``version`` over the deals (see "Beam"), or None when they
+        found none."""
         if self.root.pos >= len(self.root.stock):
             return None
-        for break_weight, share in zip(BEAM_BREAK_WEIGHTS, BEAM_SHARES, strict=True):
-            line = self.one_beam(width, break_weight, share)
+        for break_weight, share in BEAMS[version]:
+            line = self.one_beam(width, break_weight, share, permuted=version >= 2)
             if line is not None:
                 return line
         return None
 
-    def one_beam(self, width: int, break_weight: int, share: float) -> list[int] | None:
-        """A winning line found by one beam (its score's ``break_weight``), or None when it found none before
-        ``share`` of either budget was spent."""
+    def one_beam(self, width: int, break_weight: int, share: float, permuted: bool) -> list[int] | None:
+        """A winning line found by one beam (its score's ``break_weight``; ``permuted``: its last layer keyed
+        up to column permutations), or None when it found none before ``share`` of either budget was spent."""
         stock = len(self.root.stock)
         layer: list[_Kept] = [(beam_value(self.root, break_weight), self.root, [])]
         while layer[0][1].pos < stock:
@@ -471,7 +483,7 @@ class _Search:
                 if won is not None:
                     return won
                 for kept in dealt:
-                    key = self.key(kept[1], self.symmetric(kept[1]))
+                    key = self.key(kept[1], permuted and self.symmetric(kept[1]))
                     if key not in after or after[key][0] < kept[0]:
                         after[key] = kept
             if not after:
@@ -542,6 +554,7 @@ def solve(
     prune: Collection[str] = PRUNINGS,
     dives: int = DIVES,
     beam: int = 0,
+    beam_version: int = BEAM_VERSION,
 ) -> MilliganSolution:
     """Search ``state`` (its stock order known) for a win within the budgets; see the module docstring.
 
@@ -550,7 +563,8 @@ def solve(
     of :data:`PRUNINGS` (tests switch them off; none changes a verdict). ``dives``: games of the greedy
     baseline to play first (the first as it is, the others with noise; see the module docstring); 0 leaves
     everything to the search. ``beam``: the beam's width after the greedy's game (see "Beam"; 0, the
-    default, runs none). Neither dives nor the beam ever change a verdict other than "won".
+    default, runs none; ``beam_version``: which beams, of :data:`BEAMS`). Neither dives nor the beam ever
+    change a verdict other than "won".
     """
     if not isinstance(game, MilliganGame):
         raise TypeError(f"solve() plays the Miss Milligan family, got {type(game).__name__}")
@@ -562,13 +576,14 @@ def solve(
     if isinstance(dives, bool) or not isinstance(dives, int) or dives < 0:
         raise ValueError(f"dives must be a whole number of games (0 or more), got {dives!r}")
     check_beam(beam)
+    check_beam_version(beam_version)
     if max_nodes is None and max_seconds is None:
         max_nodes = DEFAULT_MAX_NODES
     start = time.perf_counter()
     deadline = start + max_seconds if max_seconds is not None else None
     search = _Search(game, state.copy(), max_nodes, deadline, prune)
     try:
-        line = search.run(dives, beam)
+        line = search.run(dives, beam, beam_version)
     except _OutOfBudget:
         return MilliganSolution("undecided", [], search.nodes, time.perf_counter() - start)
     verdict = "lost" if line is None else "won"
@@ -612,17 +627,25 @@ class MilliganSolverAgent(PlanFollower):
 
     name = "solver"
 
-    def __init__(self, max_nodes: int | None = 50_000, max_seconds: float | None = None, beam: int = 0) -> None:
+    def __init__(
+        self,
+        max_nodes: int | None = 50_000,
+        max_seconds: float | None = None,
+        beam: int = 0,
+        beam_version: int = BEAM_VERSION,
+    ) -> None:
         super().__init__()
         check_budget("max_nodes", max_nodes, integer=True)
         check_budget("max_seconds", max_seconds, integer=False)
         check_beam(beam)
+        check_beam_version(beam_version)
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
         self.beam = beam
+        self.beam_version = beam_version
 
     def plan(self, game: MilliganGame, state: MilliganState) -> list[int]:
-        found = solve(game, state, self.max_nodes, self.max_seconds, beam=self.beam)
+        found = solve(game, state, self.max_nodes, self.max_seconds, beam=self.beam, beam_version=self.beam_version)
         return found.moves if found.verdict == "won" else greedy_line(game, state)[0]
 
 
@@ -643,6 +666,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float)
     parser.add_argument("--dives", type=int, default=DIVES, help="greedy games before the search (0: none)")
     parser.add_argument("--beam", type=int, default=BEAM_WIDTH, help="the beam's width (0: no beam)")
+    parser.add_argument("--beam-version", type=int, choices=sorted(BEAMS), default=BEAM_VERSION)
     parser.add_argument("--moves", action="store_true", help="print each winning line")
     args = parser.parse_args(argv)
     counts = {"won": 0, "lost": 0, "undecided": 0}
@@ -650,7 +674,15 @@ def main(argv: list[str] | None = None) -> int:
     seconds = 0.0
     for seed in _seeds(args.seeds):
         game, state = deal(ENV_IDS[args.game], seed)
-        sol = solve(game, state, args.max_nodes, args.max_seconds, dives=args.dives, beam=args.beam)
+        sol = solve(
+            game,
+            state,
+            args.max_nodes,
+            args.max_seconds,
+            dives=args.dives,
+            beam=args.beam,
+            beam_version=args.beam_version,
+        )
         counts[sol.verdict] += 1
         nodes += sol.nodes
         seconds += sol.seconds

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from agents.solvers.milligan import (
+    BEAMS,
     ENV_IDS,
     PRUNINGS,
     MilliganSolution,
@@ -326,23 +327,25 @@ def test_a_noisy_dive_wins_a_deal_the_greedy_loses() -> None:
     replays_to_a_win(game, state, sol.moves)
 
 
-def test_the_beam_never_changes_a_verdict() -> None:
-    """With a beam, every small position (some with a deal still to come) gets the exhaustive search's
-    verdict, and each won line replays."""
+@pytest.mark.parametrize("version", sorted(BEAMS))
+def test_the_beam_never_changes_a_verdict(version: int) -> None:
+    """With a beam of either version, every small position (some with a deal still to come) gets the
+    exhaustive search's verdict, and each won line replays."""
     cases = small_positions()
     assert any(state.pos < len(state.stock) for _, state, _ in cases)
     for game, state, won in cases:
-        check(game, state, solve(game, state, max_nodes=BIG, beam=3), won)
+        check(game, state, solve(game, state, max_nodes=BIG, beam=3, beam_version=version), won)
 
 
-def test_the_beam_wins_a_giant_deal_the_search_leaves_undecided() -> None:
+@pytest.mark.parametrize(("version", "budget"), [(1, 25_000), (2, 40_000)])
+def test_the_beam_wins_a_giant_deal_the_search_leaves_undecided(version: int, budget: int) -> None:
     game, state = deal(ENV_IDS["giant"], 11)
-    assert solve(game, state, max_nodes=40_000).verdict == "undecided"
-    sol = solve(game, state, max_nodes=40_000, beam=5)
-    assert sol.verdict == "won" and sol.nodes <= 40_000
+    assert solve(game, state, max_nodes=budget).verdict == "undecided"
+    sol = solve(game, state, max_nodes=budget, beam=5, beam_version=version)
+    assert sol.verdict == "won" and sol.nodes <= budget
     replays_to_a_win(game, state, sol.moves)
     assert solution_record(ENV_IDS["giant"], sol.moves, seed=11).won
-    small = solve(game, state, max_nodes=3_000, beam=5)
+    small = solve(game, state, max_nodes=3_000, beam=5, beam_version=version)
     assert small.verdict == "undecided" and small.nodes == 3_000  # the beam keeps to the budget
 
 
@@ -392,6 +395,9 @@ def test_other_bad_input() -> None:
     for beam in (-1, True, 2.0):
         with pytest.raises(ValueError, match="beam"):
             solve(game, state, max_nodes=10, beam=beam)  # type: ignore[arg-type]
+    for version in (0, 3, True, "2"):
+        with pytest.raises(ValueError, match=r"beam_version must be one of \[1, 2\]"):
+            solve(game, state, max_nodes=10, beam=5, beam_version=version)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         solve(object(), state, max_nodes=10)  # type: ignore[arg-type]
 
@@ -454,6 +460,8 @@ def test_the_solver_agent_wins_exactly_the_deals_the_solver_proves_won() -> None
         MilliganSolverAgent(max_nodes=0)
     with pytest.raises(ValueError, match="beam must be a whole number of positions kept"):
         MilliganSolverAgent(beam=-1)
+    with pytest.raises(ValueError, match="beam_version must be one of"):
+        MilliganSolverAgent(beam=5, beam_version=3)
 
 
 def test_the_solver_agent_runs_the_beam_when_asked() -> None:
@@ -462,6 +470,8 @@ def test_the_solver_agent_runs_the_beam_when_asked() -> None:
     from agents.registry import make_agent
 
     env_id = ENV_IDS["giant"]
-    plain = play_episodes(env_id, make_agent("solver:max_nodes=40000", "giant"), [11])
-    beamed = play_episodes(env_id, make_agent("solver:max_nodes=40000,beam=5", "giant"), [11])
+    plain = play_episodes(env_id, make_agent("solver:max_nodes=25000", "giant"), [11])
+    beamed = play_episodes(env_id, make_agent("solver:max_nodes=25000,beam=5", "giant"), [11])
     assert plain.win_rate == 0.0 and beamed.win_rate == 1.0
+    second = play_episodes(env_id, make_agent("solver:max_nodes=40000,beam=5,beam_version=2", "giant"), [11])
+    assert second.win_rate == 1.0

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from agents.solvers.milligan import BEAM_VERSION
 from benchmarks import milligan_solver as bench
 from patience_gym.games.milligan_tables import DEAL
 from patience_gym.records import load_record, replay
@@ -84,16 +83,18 @@ def test_bad_options_are_named(assert_refused: AssertRefused) -> None:
 
 def test_the_beam_is_part_of_a_shard(tmp_path: Path) -> None:
     """A kept shard solved without the beam is never read back for a run with it (nor the reverse), and the
-    beam's wins replay (the benchmark replays every won line); its name carries the beam's version."""
-    plain = bench.Shard("giant", 11, 0, 1, 40_000, None)
-    beamed = bench.Shard("giant", 11, 0, 1, 40_000, None, beam=5)
-    assert plain.filename != beamed.filename and f"beam5v{BEAM_VERSION}" in beamed.filename
-    summary, rows = bench.measure("giant", 1, 11, 40_000, None, state_dir=tmp_path, beam=5)
+    beam's wins replay (the benchmark replays every won line); its name carries the beam's version from 2 on."""
+    plain = bench.Shard("giant", 11, 0, 1, 25_000, None)
+    beamed = bench.Shard("giant", 11, 0, 1, 25_000, None, beam=5)
+    assert plain.filename != beamed.filename and beamed.filename.endswith("-beam5.json")
+    second = bench.Shard("giant", 11, 0, 1, 25_000, None, beam=5, beam_version=2)
+    assert second.filename.endswith("-beam5v2.json")
+    summary, rows = bench.measure("giant", 1, 11, 25_000, None, state_dir=tmp_path, beam=5)
     assert rows[0]["verdict"] == "won" and summary["shards_solved"] == 1
-    summary, _ = bench.measure("giant", 1, 11, 40_000, None, state_dir=tmp_path, beam=5)
+    summary, _ = bench.measure("giant", 1, 11, 25_000, None, state_dir=tmp_path, beam=5)
     assert summary["shards_solved"] == 0
     markdown = bench.to_markdown(
-        {"seed": 11, "max_nodes": 40_000, "max_seconds": None, "beam": 5, "machine": "m", "games": [summary]}
+        {"seed": 11, "max_nodes": 25_000, "max_seconds": None, "beam": 5, "machine": "m", "games": [summary]}
     )
     assert "a beam 5 wide" in markdown
 
@@ -130,9 +131,9 @@ def test_a_table_of_another_beam_version_is_not_kept(tmp_path: Path, capsys: pyt
     never join a new table; rows of this version do."""
     path = tmp_path / "milligan_solver.json"
     row = {"env": bench.ENV_IDS["miss_milligan"], "game": "miss_milligan"}
-    settings = {"seed": 0, "max_nodes": 400, "max_seconds": None, "beam": 2, "beam_version": BEAM_VERSION}
+    settings = {"seed": 0, "max_nodes": 400, "max_seconds": None, "beam": 2, "beam_version": 2}
     path.write_text(json.dumps({"seed": 0, "max_nodes": 400, "max_seconds": None, "beam": 2, "games": [row]}))
-    assert BEAM_VERSION != 1 and bench.kept_rows(path, settings, ["giant"]) == []
+    assert bench.kept_rows(path, settings, ["giant"]) == []
     assert "beam 2, beam_version 1; not kept" in capsys.readouterr().out
     path.write_text(json.dumps({**settings, "games": [row]}))
     assert bench.kept_rows(path, settings, ["giant"]) == [row]
