@@ -96,7 +96,11 @@ def test_the_beam_is_part_of_a_shard(tmp_path: Path) -> None:
     markdown = bench.to_markdown(
         {"seed": 11, "max_nodes": 25_000, "max_seconds": None, "beam": 5, "machine": "m", "games": [summary]}
     )
-    assert "a beam 5 wide" in markdown
+    assert "a beam 5 wide over the deals first)" in markdown
+    second_table = {"seed": 11, "max_nodes": 25_000, "max_seconds": None, "beam": 5, "beam_version": 2}
+    assert "a beam 5 wide over the deals first, version 2)" in bench.to_markdown(
+        {**second_table, "machine": "m", "games": [summary]}
+    )
 
 
 def test_games_measured_one_at_a_time_share_a_table_only_under_one_budget(
