@@ -179,8 +179,7 @@ NOISE = 0.05
 DIVE_SHARE = 0.5
 BEAM_DIVE_SHARE = 0.2
 #: Beam settings (see "Beam" in the module docstring): positions searched between two deals from each kept
-#: position, positions searched in each kept ending, and the share of either budget spent when the beam
-#: stops (the dives' included).
+#: position, and positions searched in each kept ending.
 BEAM_GAP_NODES = 300
 BEAM_END_NODES = 5_000
 #: The beams of each version (see "Beam"), run one after the other: the points each takes off a position's
