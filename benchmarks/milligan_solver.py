@@ -197,8 +197,8 @@ def to_markdown(data: dict[str, Any]) -> str:
     budget = f"{data['max_nodes']:,} positions" if data["max_nodes"] else "no position limit"
     if data["max_seconds"]:
         budget += f" or {data['max_seconds']:g} s"
-    version = f", version {data['beam_version']}" if data.get("beam_version", 0) > 1 else ""
-    beam = f" (a beam {data['beam']} wide over the deals first{version})" if data.get("beam") else ""
+    version = data.get("beam_version", 1)  # a table from before versions were written is version 1
+    beam = f" (a beam {data['beam']} wide over the deals first, version {version})" if data.get("beam") else ""
     lines = [
         f"The perfect-knowledge solver (it sees the stock: an upper bound, not a fair agent) on seeded deals "
         f"(seeds {data['seed']}..), {budget} per deal{beam}, one core; won lines replayed in the env; "

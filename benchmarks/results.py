@@ -148,7 +148,7 @@ def _solver_line(
     family = [g for g in milligan_solver["games"] if g["env"] == env_id]
     if family:
         (game,) = family
-        budget = f"{game['undecided_share']:.0%} undecided within {family_budget(milligan_solver)}"
+        budget = f"{game['undecided_share']:.1%} undecided within {family_budget(milligan_solver)}"
         won = format_share(game["won_share"], game["won_ci95"])
         deals = f"{game['deals']:,} (seeds 0..{game['deals'] - 1})"
         agent = f"solver (sees the hidden cards; {budget})"

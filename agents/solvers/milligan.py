@@ -109,8 +109,9 @@ hundred points a foundation card, less a point a card above the next ones
 needed, three points a break in a column, a card not packed on the one below
 it, and smaller terms).
 
-``beam_version`` picks the beams (:data:`BEAMS`). Version 1, the default and
-the published tables', runs one beam to 80% of the budget. Version 2 runs two,
+``beam_version`` picks the beams (:data:`BEAMS`). Version 1 (the published
+tables' until research notes section 23) runs one beam to 80% of the budget.
+Version 2, the default and the published tables', runs two,
 one after the other: the same to 55%, then one whose score weighs a break as
 much as a foundation card, which keeps the columns in order, to 95%; each
 keeps, once the stock is out, one of several positions that differ only by a
@@ -144,7 +145,7 @@ import math
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -182,20 +183,27 @@ BEAM_DIVE_SHARE = 0.2
 #: position, and positions searched in each kept ending.
 BEAM_GAP_NODES = 300
 BEAM_END_NODES = 5_000
-#: The beams of each version (see "Beam"), run one after the other: the points each takes off a position's
-#: score for each break in a column (the greedy's own, then a foundation card's worth), and the share of
-#: either budget spent when it stops (the dives' included). Version 2 also keys its last layers up to
-#: column permutations.
-BEAMS: dict[int, tuple[tuple[int, float], ...]] = {
-    1: ((W_BREAK, 0.8),),
-    2: ((W_BREAK, 0.55), (W_FOUNDATION, 0.95)),
+
+
+class Beam(NamedTuple):
+    """One beam of a version (see "Beam")."""
+
+    break_weight: int  #: points its score takes off a position for each break in a column
+    share: float  #: share of either budget spent when it stops (the dives' included)
+    permuted: bool  #: whether its last layers are keyed up to column permutations
+
+
+#: The beams of each version (see "Beam"), run one after the other: the greedy's break weight, then a
+#: foundation card's worth.
+BEAMS: dict[int, tuple[Beam, ...]] = {
+    1: (Beam(W_BREAK, 0.8, permuted=False),),
+    2: (Beam(W_BREAK, 0.55, permuted=True), Beam(W_FOUNDATION, 0.95, permuted=True)),
 }
 #: The beam width of the published solver tables and the command line's default.
 BEAM_WIDTH = 30
 #: The beam's version by default and in the published solver tables (tables and kept shards name their
-#: version, so two are never mixed). Version 2 decides more Giant deals (research notes section 23); it
-#: becomes the default when the tables are re-made with it.
-BEAM_VERSION = 1
+#: version, so two are never mixed). Version 2 decides more Giant deals (research notes section 23).
+BEAM_VERSION = 2
 #: Node budget when neither budget is given.
 DEFAULT_MAX_NODES = 200_000
 #: Env ids by game name.
@@ -462,8 +470,8 @@ class _Search:
         found none."""
         if self.root.pos >= len(self.root.stock):
             return None
-        for break_weight, share in BEAMS[version]:
-            line = self.one_beam(width, break_weight, share, permuted=version >= 2)
+        for break_weight, share, permuted in BEAMS[version]:
+            line = self.one_beam(width, break_weight, share, permuted)
             if line is not None:
                 return line
         return None

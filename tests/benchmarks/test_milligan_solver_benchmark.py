@@ -85,18 +85,18 @@ def test_the_beam_is_part_of_a_shard(tmp_path: Path) -> None:
     """A kept shard solved without the beam is never read back for a run with it (nor the reverse), and the
     beam's wins replay (the benchmark replays every won line); its name carries the beam's version from 2 on."""
     plain = bench.Shard("giant", 11, 0, 1, 25_000, None)
-    beamed = bench.Shard("giant", 11, 0, 1, 25_000, None, beam=5)
+    beamed = bench.Shard("giant", 11, 0, 1, 25_000, None, beam=5, beam_version=1)
     assert plain.filename != beamed.filename and beamed.filename.endswith("-beam5.json")
-    second = bench.Shard("giant", 11, 0, 1, 25_000, None, beam=5, beam_version=2)
-    assert second.filename.endswith("-beam5v2.json")
-    summary, rows = bench.measure("giant", 1, 11, 25_000, None, state_dir=tmp_path, beam=5)
+    second = bench.Shard("giant", 11, 0, 1, 25_000, None, beam=5)
+    assert second.filename.endswith("-beam5v2.json")  # version 2 is the default
+    summary, rows = bench.measure("giant", 1, 11, 25_000, None, state_dir=tmp_path, beam=5, beam_version=1)
     assert rows[0]["verdict"] == "won" and summary["shards_solved"] == 1
-    summary, _ = bench.measure("giant", 1, 11, 25_000, None, state_dir=tmp_path, beam=5)
+    summary, _ = bench.measure("giant", 1, 11, 25_000, None, state_dir=tmp_path, beam=5, beam_version=1)
     assert summary["shards_solved"] == 0
     markdown = bench.to_markdown(
         {"seed": 11, "max_nodes": 25_000, "max_seconds": None, "beam": 5, "machine": "m", "games": [summary]}
     )
-    assert "a beam 5 wide over the deals first)" in markdown
+    assert "a beam 5 wide over the deals first, version 1)" in markdown  # a table without the field
     second_table = {"seed": 11, "max_nodes": 25_000, "max_seconds": None, "beam": 5, "beam_version": 2}
     assert "a beam 5 wide over the deals first, version 2)" in bench.to_markdown(
         {**second_table, "machine": "m", "games": [summary]}
