@@ -31,7 +31,7 @@ AGENTS = ["random", "greedy", "planner"]
 #: Deals per env (seeds seed .. seed+N-1), sized to the planner's time per game.
 DEFAULT_DEALS = {
     "patience_gym/Golf-v0": 500,
-    "patience_gym/GolfRound-v0": 30,
+    "patience_gym/GolfRound-v0": 200,
     "patience_gym/PussInTheCorner-v0": 200,
     "patience_gym/MissMilligan-v0": 200,
     "patience_gym/Giant-v0": 200,
