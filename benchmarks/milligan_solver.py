@@ -67,6 +67,10 @@ class Shard:
     beam: int = 0
     beam_version: int = BEAM_VERSION
 
+    def __post_init__(self) -> None:
+        if not self.beam:  # no beam, no version: a run without one resumes whatever the default version
+            object.__setattr__(self, "beam_version", 0)
+
     @property
     def filename(self) -> str:
         budget = f"nodes{self.max_nodes}" + (f"-s{self.max_seconds:g}" if self.max_seconds else "")
@@ -118,7 +122,12 @@ def solve_shard(shard: Shard) -> dict[str, Any]:
     deals = []
     seeds = range(shard.seed + shard.start, shard.seed + shard.start + shard.count)
     for seed, env, found in solved_deals(
-        ENV_IDS[shard.game], seeds, shard.max_nodes, shard.max_seconds, beam=shard.beam, beam_version=shard.beam_version
+        ENV_IDS[shard.game],
+        seeds,
+        shard.max_nodes,
+        shard.max_seconds,
+        beam=shard.beam,
+        beam_version=shard.beam_version or BEAM_VERSION,
     ):
         game, state = env.game, env.state
         greedy_cards, greedy_won = greedy_result(game, state)

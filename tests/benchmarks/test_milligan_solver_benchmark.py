@@ -103,6 +103,16 @@ def test_the_beam_is_part_of_a_shard(tmp_path: Path) -> None:
     )
 
 
+def test_a_run_without_a_beam_resumes_whatever_the_beam_version(tmp_path: Path) -> None:
+    """The beam's version means nothing without a beam: such a shard is the same task (and file) under
+    either version, so shards kept under one resume under the other instead of being refused."""
+    assert bench.Shard("giant", 0, 0, 1, 400, None, beam_version=1) == bench.Shard("giant", 0, 0, 1, 400, None)
+    summary, rows = bench.measure("miss_milligan", 2, 0, 400, None, shard_size=1, state_dir=tmp_path, beam_version=1)
+    assert summary["shards_solved"] == 2
+    again, same = bench.measure("miss_milligan", 2, 0, 400, None, shard_size=1, state_dir=tmp_path, beam_version=2)
+    assert again["shards_solved"] == 0 and same == rows
+
+
 def test_games_measured_one_at_a_time_share_a_table_only_under_one_budget(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
