@@ -54,6 +54,14 @@ VERDICTS = ("won", "lost", "undecided")
 SETTINGS = ("seed", "max_nodes", "max_seconds", "beam", "beam_version")
 
 
+def beam_version_of(beam: int, version: int | None) -> int:
+    """The beam version a shard or table records: ``version`` with a beam, 0 without one (the version
+    means nothing then); ``None`` (a table from before versions were written) is version 1."""
+    if not beam:
+        return 0
+    return 1 if version is None else version
+
+
 @dataclass(frozen=True)
 class Shard:
     """Deals ``start .. start+count-1`` (seeds ``seed + start ..``) of one game under one budget: one task."""
@@ -68,8 +76,8 @@ class Shard:
     beam_version: int = BEAM_VERSION
 
     def __post_init__(self) -> None:
-        if not self.beam:  # no beam, no version: a run without one resumes whatever the default version
-            object.__setattr__(self, "beam_version", 0)
+        # no beam, no version: a run without one resumes whatever the default version
+        object.__setattr__(self, "beam_version", beam_version_of(self.beam, self.beam_version))
 
     @property
     def filename(self) -> str:
@@ -206,7 +214,7 @@ def to_markdown(data: dict[str, Any]) -> str:
     budget = f"{data['max_nodes']:,} positions" if data["max_nodes"] else "no position limit"
     if data["max_seconds"]:
         budget += f" or {data['max_seconds']:g} s"
-    version = data.get("beam_version", 1)  # a table from before versions were written is version 1
+    version = beam_version_of(data.get("beam", 0), data.get("beam_version"))
     beam = f" (a beam {data['beam']} wide over the deals first, version {version})" if data.get("beam") else ""
     lines = [
         f"The perfect-knowledge solver (it sees the stock: an upper bound, not a fair agent) on seeded deals "
@@ -241,7 +249,8 @@ def kept_rows(path: Path, settings: Mapping[str, Any], measured: Iterable[str]) 
     try:
         old = json.loads(path.read_text())
         rows = [r for r in old["games"] if r["env"] not in {ENV_IDS[g] for g in measured}]
-        defaults = {"beam": 0, "beam_version": 1 if old.get("beam") else 0}  # from before these were written
+        # a table from before these were written
+        defaults = {"beam": 0, "beam_version": beam_version_of(old.get("beam", 0), None)}
         same = all(old.get(k, defaults.get(k)) == settings[k] for k in SETTINGS)
     except (json.JSONDecodeError, KeyError, TypeError) as error:
         message = f"{path} is not a results file of this benchmark ({error!r}); move it or choose --out"
@@ -309,7 +318,7 @@ def main(argv: list[str] | None = None) -> None:
         "max_nodes": max_nodes,
         "max_seconds": args.max_seconds,
         "beam": args.beam,
-        "beam_version": args.beam_version if args.beam else 0,
+        "beam_version": beam_version_of(args.beam, args.beam_version),
         "machine": machine_description(),
         "games": [],
     }
