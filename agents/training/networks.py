@@ -551,48 +551,6 @@ def complete_extractor_kwargs(policy_kwargs: Mapping[str, Any], layout: Mapping[
     return resolved
 
 
-class _CardAttention(nn.Module):
-    """Self-attention over the card-centric planes (one token per card instance), read by the moves.
-
-    The first ``tokens * width`` global values are ``tokens`` rows of ``width`` per card instance
-    (instance ``i`` is card ``i // (tokens // 52)``). Each token is its row projected, plus its
-    card's rank and suit embeddings; ``layers`` of self-attention relate the cards; the mean and
-    max over the tokens give a context for the state vector, and each move token reads the
-    cards by cross-attention (:meth:`read`).
-    """
-
-    def __init__(self, tokens: int, width: int, dim: int, layers: int, heads: int, hidden: int) -> None:
-        super().__init__()
-        if tokens % 52 or width < 1:
-            raise ValueError(f"card_tokens must be a multiple of 52 and card_width positive; got {tokens}, {width}")
-        self.tokens, self.width = tokens, width
-        card = torch.arange(tokens) // (tokens // 52)
-        self.register_buffer("rank_of", card % 13, persistent=False)
-        self.register_buffer("suit_of", card // 13, persistent=False)
-        self.inp = nn.Linear(width, dim)
-        self.rank = nn.Embedding(13, dim)
-        self.suit = nn.Embedding(4, dim)
-        layer = nn.TransformerEncoderLayer(dim, heads, 2 * dim, dropout=0.0, batch_first=True)
-        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-        self.context = nn.Sequential(nn.Linear(2 * dim, hidden), nn.ReLU())
-        self.query = nn.Linear(hidden, dim)
-        self.out = nn.Linear(dim, hidden)
-
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        rows = obs[:, : self.tokens * self.width].view(-1, self.tokens, self.width)
-        rank_of: torch.Tensor = self.rank_of  # type: ignore[assignment]
-        suit_of: torch.Tensor = self.suit_of  # type: ignore[assignment]
-        h = self.encoder(self.inp(rows) + self.rank(rank_of) + self.suit(suit_of))
-        return h, self.context(torch.cat([h.mean(dim=1), h.amax(dim=1)], dim=1))
-
-    def read(self, moves: torch.Tensor, tokens: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
-        """Each move's read of its position's cards (scaled dot-product attention, one head)."""
-        q = self.query(moves).unsqueeze(1)  # (moves, 1, dim)
-        keys = tokens[batch]  # (moves, tokens, dim)
-        weights = torch.softmax(q @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5, dim=-1)
-        return self.out((weights @ keys).squeeze(1))
-
-
 class MoveRows(BaseFeaturesExtractor):
     """One network for every game's ``rules_moves`` encoding: each legal move scored by shared weights.
 
@@ -621,11 +579,6 @@ class MoveRows(BaseFeaturesExtractor):
         card_dim: int = 16,
         kind_dim: int = 8,
         unlisted: float = -10.0,
-        card_tokens: int = 0,
-        card_width: int = 0,
-        attention_dim: int = 32,
-        attention_layers: int = 1,
-        heads: int = 4,
     ) -> None:
         n = int(observation_space.shape[0])
         row = 1 + move_features
@@ -659,13 +612,6 @@ class MoveRows(BaseFeaturesExtractor):
         self.token = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
         self.mix = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
         self.score = nn.Linear(hidden, 1)
-        self.cards = (
-            _CardAttention(card_tokens, card_width, attention_dim, attention_layers, heads, hidden)
-            if card_tokens
-            else None
-        )
-        if card_tokens and card_tokens * card_width > global_size:
-            raise ValueError(f"card_tokens x card_width ({card_tokens} x {card_width}) is past the global part")
 
     def _buffer(self, name: str) -> torch.Tensor:
         value: torch.Tensor = getattr(self, name)
@@ -674,10 +620,6 @@ class MoveRows(BaseFeaturesExtractor):
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         b = obs.shape[0]
         g = self.glob(obs[:, : self.global_size])
-        tokens = None
-        if self.cards is not None:
-            tokens, context = self.cards(obs)
-            g = g + context
         rows = obs[:, self.global_size :].view(b, self.slots, L.ROW)
         listed = rows[:, :, L.ACTION] > 0
         # Rows are packed from the first slot: only the longest list in the batch is read, and only
@@ -697,8 +639,6 @@ class MoveRows(BaseFeaturesExtractor):
         weight = self.token_in.weight
         g_share = nn.functional.linear(g, weight[:, split:], self.token_in.bias)
         t = self.token(nn.functional.linear(x, weight[:, :split]) + g_share[batch])  # (moves, hidden), >= 0
-        if self.cards is not None and tokens is not None:
-            t = torch.relu(t + self.cards.read(t, tokens, batch))
         # Each move then reads the max over its position's moves. The tokens are ReLU outputs, so zeros
         # stand in for the unlisted slots; the mix layer's pooled half is computed once per position.
         index = batch.unsqueeze(1).expand(-1, t.shape[1])
