@@ -13,7 +13,7 @@ import patience_gym  # noqa: F401 - registers the envs
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 MAIN_JOB = 'pip install torch==2.13.0 && pip install -e ".[train]" && python train.py'
-TESTS = 'pip install torch==2.13.0 && pip install -e ".[dev]" && python -m pytest -q'
+TESTS = 'pip install torch==2.13.0 && pip install -e ".[dev]" && python -m pytest -q -n auto'
 
 
 def env_rows() -> dict[str, str]:
