@@ -44,6 +44,8 @@ def test_readme_commands_pin_torch_before_the_project():
     assert MAIN_JOB in text and TESTS in text
     ci = (ROOT / ".ci" / "run").read_text()
     assert TESTS in ci, ".ci/run must run the README's test command"
+    install_page = (ROOT / "docs" / "pages" / "installation.md").read_text()
+    assert MAIN_JOB in install_page and TESTS in install_page, "the installation page must give the README's commands"
 
 
 def test_every_registered_env_has_a_row_and_nothing_else_does():
