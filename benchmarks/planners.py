@@ -48,6 +48,8 @@ _BUDGET_FIELDS = (
     "top",
     "margin",
     "endgame_nodes",
+    "exact_from",
+    "exact_positions",
 )
 
 

@@ -11,16 +11,11 @@ import pytest
 from agents.evaluation.evaluate import evaluate
 from agents.solvers import golf as golf_solver
 from agents.solvers.golf import GolfSolution, solve, solve_python
-from patience_gym.cards import RANK, codes
+from patience_gym.cards import codes
 from patience_gym.games.golf import NUM_COLUMNS, Golf, GolfState
 from patience_gym.games.golf_board import format_board
+from tests.helpers.golf import RULES, small_position
 
-# Golf's rule sets (as benchmarks/golf_solver.py names them).
-RULES: dict[str, dict[str, bool]] = {
-    "book": {},
-    "queens_on_kings": {"queens_on_kings": True},
-    "wrap_ranks": {"wrap_ranks": True},
-}
 needs_c = pytest.mark.skipif(not golf_solver.HAVE_FAST, reason="C core not built")
 
 
@@ -36,26 +31,6 @@ def brute_force(game: Golf, state: GolfState) -> int:
         best = score if best is None else min(best, score)
     assert best is not None, "a live position must have a legal action"
     return best
-
-
-def small_position(rng: np.random.Generator, wrap: bool) -> dict[str, Any]:
-    """A 52-card state with 0-2 cards per column and 0-3 stock cards, ranks from a narrow window."""
-    start = int(rng.integers(1, 14 if wrap else 10))
-    window = [(start - 1 + k) % 13 + 1 for k in range(5)]
-    pool = [c for c in range(52) if RANK[c] in window]
-    rng.shuffle(pool)
-    heights = rng.integers(0, 3, NUM_COLUMNS)
-    n_stock = int(rng.integers(0, 4))
-    need = int(heights.sum()) + n_stock + 1
-    picked = pool[:need]
-    columns = []
-    for h in heights:
-        columns.append(codes(picked[: int(h)]))
-        picked = picked[int(h) :]
-    stock, top = codes(picked[:n_stock]), picked[n_stock]
-    named = set(pool[:need])
-    waste = codes([c for c in range(52) if c not in named] + [top])
-    return {"tableau": columns, "waste": waste, "stock": stock}
 
 
 def replay(env_options: dict[str, bool], reset_options: dict[str, Any], moves: list[int]) -> tuple[float, float]:
