@@ -81,8 +81,12 @@ class GolfPlanner(DeterminizationPlanner):
             self.stats["exact_given_up"] += 1
             return None
         self.stats["exact"] += 1
+        best = min(values[a] for a in legal)  # type: ignore[type-var]
+        tied = [a for a in legal if values[a] == best]
+        if len(tied) == 1:
+            return tied[0]
         greedy = choose_move(game, state, game.legal_mask(state))
-        return min(legal, key=lambda a: (values[a], a != greedy, a))
+        return greedy if greedy in tied else tied[0]
 
     def preferred(self, game: Golf, world: GolfState) -> int:
         return choose_move(game, world, game.legal_mask(world))

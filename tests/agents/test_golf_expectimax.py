@@ -16,19 +16,10 @@ from agents.solvers.golf import solve
 from agents.solvers.golf_expectimax import action_values, action_values_python
 from patience_gym.games.golf import DEAL, Golf, GolfState
 from patience_gym.heuristics.golf_greedy import choose_move
+from tests.helpers import Sealed
 from tests.helpers.golf import RULES, small_position
 
 needs_c = pytest.mark.skipif(not golf_expectimax.HAVE_FAST, reason="C core not built")
-
-
-class Sealed(tuple):  # type: ignore[type-arg]
-    """A face-down stock: its length is visible, reading any card fails the test."""
-
-    def __getitem__(self, index: Any) -> Any:
-        raise AssertionError("the stock's order was read")
-
-    def __iter__(self) -> Any:
-        raise AssertionError("the stock's order was read")
 
 
 def with_next(game: Golf, state: GolfState, card: int) -> GolfState:

@@ -21,16 +21,7 @@ from patience_gym.games.golf import Golf
 from patience_gym.games.milligan import Giant, MissMilligan, MissMilliganPocket
 from patience_gym.games.puss import PussInTheCorner
 from patience_gym.heuristics.golf_greedy import choose_move as golf_greedy
-
-
-class Sealed(tuple):  # type: ignore[type-arg]
-    """A face-down pile: its length is visible, reading any card fails the test."""
-
-    def __getitem__(self, index: Any) -> Any:
-        raise AssertionError("the planner read a hidden card")
-
-    def __iter__(self) -> Any:
-        raise AssertionError("the planner read the hidden cards")
+from tests.helpers import Sealed
 
 
 def _reorder_hidden(state: Any, field: str, rng: np.random.Generator, sealed: bool = False) -> Any:

@@ -38,3 +38,13 @@ def play_line(env_id: str, game: Any, state: Any, moves: list[int]) -> dict[str,
         assert not info["illegal_action"]
     assert terminated, "the line stops before the end of the game"
     return info
+
+
+class Sealed(tuple):  # type: ignore[type-arg]
+    """A face-down pile for no-peek tests: its length is visible, reading any card fails the test."""
+
+    def __getitem__(self, index: Any) -> Any:
+        raise AssertionError("a hidden card was read")
+
+    def __iter__(self) -> Any:
+        raise AssertionError("the hidden cards were read")
