@@ -157,16 +157,22 @@ def _act(planner: GolfPlanner, game: Golf, state: GolfState) -> int:
 
 
 def test_planner_plays_the_exact_move_once_the_stock_is_short() -> None:
+    """By default from 11 stock cards on: sampling before, the exact minimum after."""
     game = Golf()
     rng = np.random.default_rng(8)
-    planner = small_planner(exact_from=6)
+    planner = small_planner()
+    early = [s for s in with_a_choice(game, rng, 16, 6) if s.stock_left > 11]
+    assert early, "no position with more than 11 stock cards: the test proves nothing"
+    for state in early:
+        _act(planner, game, state)
+    assert planner.stats["exact"] == 0 and planner.stats["searched"] == len(early)
     positions = with_a_choice(game, rng, 6, 5)
     for state in positions:
         values = action_values(game, state)
         assert values is not None
         chosen = _act(planner, game, state)
         assert values[chosen] == min(v for v in values if v is not None)
-    assert planner.stats["exact"] == len(positions) and planner.stats["searched"] == 0
+    assert planner.stats["exact"] == len(positions) and planner.stats["searched"] == len(early)
 
 
 def test_planner_falls_back_to_sampling_and_waits_for_the_next_card() -> None:

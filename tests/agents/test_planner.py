@@ -108,7 +108,7 @@ def test_golf_planner_is_deterministic_under_a_seed() -> None:
     game = Golf()
     runs = []
     for _ in range(2):
-        planner = GolfPlanner(samples=3, max_seconds=None, max_nodes=3_000)
+        planner = GolfPlanner(samples=3, max_seconds=None, max_nodes=3_000, exact_from=None)
         planner.reset(5)
         state = game.init(np.random.default_rng(9))
         moves = []
@@ -154,7 +154,7 @@ def test_time_budget_per_move_is_kept() -> None:
 def test_golf_planner_is_no_worse_than_greedy() -> None:
     """Over 30 deals (paired), hindsight optimisation loses no strokes to the greedy on average."""
     game = Golf()
-    planner = GolfPlanner(samples=4, max_seconds=None, max_nodes=5_000)
+    planner = GolfPlanner(samples=4, max_seconds=None, max_nodes=5_000, exact_from=None)
     diffs = []
     for seed in range(30):
         scores = []
