@@ -9,15 +9,11 @@
  * heights (3 bits each) and the stock's count of each rank (3 bits each): the dealt card replaces the waste
  * card, so the waste does not matter there. The plays between two deals are searched without a memo.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NCOL 7
-#define MAXH 5
-#define DEAL 7
+#include "_golf_columns.h"
+
 #define MAXCOUNT 7 /* a rank's count must fit in 3 bits */
 
 typedef struct {
@@ -37,15 +33,13 @@ typedef struct {
     int failed; /* 1: over budget, 2: out of memory */
 } Expect;
 
-static size_t slot(uint64_t k, int bits) { return (size_t)((k * 0x9E3779B97F4A7C15ull) >> (64 - bits)); }
-
 static int grow(Expect *e) {
     size_t ncap = e->cap * 2;
     Entry *nt = calloc(ncap, sizeof(Entry));
     if (!nt) return -1;
     for (size_t i = 0; i < e->cap; i++) {
         if (!e->table[i].key) continue;
-        size_t j = slot(e->table[i].key, e->bits + 1);
+        size_t j = golf_slot(e->table[i].key, e->bits + 1);
         while (nt[j].key) j = (j + 1) & (ncap - 1);
         nt[j] = e->table[i];
     }
@@ -81,7 +75,7 @@ static double chance(Expect *e, uint64_t hkey, int in_stock, int left) {
     uint64_t key = hkey;
     for (int r = 1; r < 14; r++) key |= (uint64_t)e->counts[r] << (21 + 3 * (r - 1));
     key += 1;
-    size_t j = slot(key, e->bits);
+    size_t j = golf_slot(key, e->bits);
     while (e->table[j].key) {
         if (e->table[j].key == key) return e->table[j].value;
         j = (j + 1) & (e->cap - 1);
@@ -103,7 +97,7 @@ static double chance(Expect *e, uint64_t hkey, int in_stock, int left) {
         e->failed = 2;
         return 0;
     }
-    j = slot(key, e->bits);
+    j = golf_slot(key, e->bits);
     while (e->table[j].key) j = (j + 1) & (e->cap - 1);
     e->table[j].key = key;
     e->table[j].value = mean;
@@ -112,31 +106,12 @@ static double chance(Expect *e, uint64_t hkey, int in_stock, int left) {
 }
 
 static int parse(Expect *e, PyObject *columns, PyObject *counts, int *left, int *in_stock, uint64_t *hkey) {
-    if (!PyList_Check(columns) || PyList_GET_SIZE(columns) != NCOL || !PyList_Check(counts) ||
-        PyList_GET_SIZE(counts) != 14) {
-        PyErr_SetString(PyExc_ValueError, "columns must be 7 lists and counts 14 numbers");
+    if (!PyList_Check(counts) || PyList_GET_SIZE(counts) != 14) {
+        PyErr_SetString(PyExc_ValueError, "counts must be 14 numbers");
         return -1;
     }
-    *left = *in_stock = 0;
-    *hkey = 0;
-    for (int i = 0; i < NCOL; i++) {
-        PyObject *col = PyList_GET_ITEM(columns, i);
-        if (!PyList_Check(col) || PyList_GET_SIZE(col) > MAXH) {
-            PyErr_SetString(PyExc_ValueError, "a column must be a list of at most 5 ranks");
-            return -1;
-        }
-        e->height[i] = (int)PyList_GET_SIZE(col);
-        for (int j = 0; j < e->height[i]; j++) {
-            long r = PyLong_AsLong(PyList_GET_ITEM(col, j));
-            if (r < 1 || r > 13) {
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "ranks must be 1..13");
-                return -1;
-            }
-            e->col[i][j] = (unsigned char)r;
-        }
-        *left += e->height[i];
-        *hkey |= (uint64_t)e->height[i] << (3 * i);
-    }
+    *in_stock = 0;
+    if (golf_columns(columns, e->col, e->height, left, hkey)) return -1;
     for (int r = 0; r < 14; r++) {
         long c = PyLong_AsLong(PyList_GET_ITEM(counts, r));
         if (c < 0 || c > MAXCOUNT || (r == 0 && c != 0)) {

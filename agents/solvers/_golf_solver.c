@@ -9,17 +9,13 @@
  * solve_python, so both return the same score, moves and node count. Built as
  * an optional extension: without it the pure-Python search is used.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NCOL 7
-#define MAXH 5
+#include "_golf_columns.h"
+
 #define MAXSTOCK 51
 #define MAXPATH (NCOL * MAXH + MAXSTOCK)
-#define DEAL 7
 #define POS_SHIFT 21
 #define WASTE_SHIFT 27
 #define NO_SCORE 1000000000
@@ -41,7 +37,6 @@ typedef struct {
     int best_path[MAXPATH], best_len;
 } Search;
 
-static size_t slot(uint32_t k, int bits) { return (size_t)(((uint64_t)k * 0x9E3779B97F4A7C15ull) >> (64 - bits)); }
 
 static int visit(Search *s, uint32_t key) {
     /* Returns 1 when newly inserted, 0 when already present, -1 on memory error. */
@@ -53,7 +48,7 @@ static int visit(Search *s, uint32_t key) {
         for (size_t i = 0; i < s->cap; i++) {
             uint32_t k = s->table[i];
             if (!k) continue;
-            size_t j = slot(k, nbits);
+            size_t j = golf_slot(k, nbits);
             while (nt[j]) j = (j + 1) & (ncap - 1);
             nt[j] = k;
         }
@@ -63,7 +58,7 @@ static int visit(Search *s, uint32_t key) {
         s->bits = nbits;
     }
     uint32_t k = key + 1;
-    size_t j = slot(k, s->bits);
+    size_t j = golf_slot(k, s->bits);
     while (s->table[j]) {
         if (s->table[j] == k) return 0;
         j = (j + 1) & (s->cap - 1);
@@ -148,15 +143,6 @@ static int dfs(Search *s, uint32_t hkey, int pos, int waste, int left, int imbal
     return 0;
 }
 
-static int rank_of(PyObject *item) {
-    long r = PyLong_AsLong(item);
-    if (r < 1 || r > 13) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "ranks must be 1..13");
-        return -1;
-    }
-    return (int)r;
-}
-
 static PyObject *py_solve(PyObject *self, PyObject *args) {
     Py_buffer fits;
     PyObject *columns, *stock;
@@ -174,9 +160,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         goto done;
     }
     memcpy(s->fits, fits.buf, 14 * 14);
-    if (!PyList_Check(columns) || PyList_GET_SIZE(columns) != NCOL || !PyList_Check(stock) ||
-        PyList_GET_SIZE(stock) > MAXSTOCK || waste < 1 || waste > 13) {
-        PyErr_SetString(PyExc_ValueError, "columns must be 7 lists, stock at most 51 ranks, waste a rank 1..13");
+    if (!PyList_Check(stock) || PyList_GET_SIZE(stock) > MAXSTOCK || waste < 1 || waste > 13) {
+        PyErr_SetString(PyExc_ValueError, "stock must be at most 51 ranks, waste a rank 1..13");
         goto done;
     }
     for (int r = 1; r < 14; r++) {
@@ -186,29 +171,20 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         for (int w = 0; w < 14; w++) any |= s->fits[r][w];
         s->blocker[r] = !any;
     }
-    int left = 0, imbalance = 0, slack = 0, kings = 0;
-    uint32_t hkey = 0;
-    for (int i = 0; i < NCOL; i++) {
-        PyObject *col = PyList_GET_ITEM(columns, i);
-        if (!PyList_Check(col) || PyList_GET_SIZE(col) > MAXH) {
-            PyErr_SetString(PyExc_ValueError, "a column must be a list of at most 5 ranks");
-            goto done;
-        }
-        s->heights[i] = (int)PyList_GET_SIZE(col);
+    int left, imbalance = 0, slack = 0, kings = 0;
+    uint64_t heights_key;
+    if (golf_columns(columns, s->col, s->heights, &left, &heights_key)) goto done;
+    uint32_t hkey = (uint32_t)heights_key;
+    for (int i = 0; i < NCOL; i++)
         for (int j = 0; j < s->heights[i]; j++) {
-            int r = rank_of(PyList_GET_ITEM(col, j));
-            if (r < 0) goto done;
-            s->col[i][j] = (unsigned char)r;
+            int r = s->col[i][j];
             imbalance += s->sign[r];
             slack += s->wraps[r];
             kings += s->blocker[r];
         }
-        left += s->heights[i];
-        hkey |= (uint32_t)s->heights[i] << (3 * i);
-    }
     s->n_stock = (int)PyList_GET_SIZE(stock);
     for (int j = 0; j < s->n_stock; j++) {
-        int r = rank_of(PyList_GET_ITEM(stock, j));
+        int r = golf_rank(PyList_GET_ITEM(stock, j));
         if (r < 0) goto done;
         s->stock[j] = (unsigned char)r;
     }
