@@ -9,7 +9,8 @@ order: its row is an upper bound, not a fair agent. Writes
 Usage: ``python -m benchmarks.planners [--seed 0] [--env ID=N ...] [--jobs 2] [--merge]`` (N deals
 of env ID; each env's deals are cut into blocks played in ``--jobs`` processes; ``--merge`` replaces
 only those envs' rows in the saved results). The planner's row also holds its paired difference
-from the greedy on the same deals (win rate in points and score, with 95% intervals).
+from the greedy on the same deals (win rate in points and score, with 95% intervals); every row
+keeps its scores deal by deal (``scores``, in seed order), so that a later version can be paired with it.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def measure_env(env_id: str, episodes: int, seed: int, jobs: int = 1) -> list[di
             seconds_per_move=summary.seconds / (summary.mean_moves * episodes),
             budget=budget if summary.agent == "planner" else None,
             vs_greedy=versus(summary, by_agent["greedy"]) if summary.agent == "planner" else None,
+            scores=list(summary.scores),  # deal by deal, in seed order: two versions of an agent can be paired
         )
         rows.append(row)
         print(

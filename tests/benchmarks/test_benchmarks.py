@@ -258,6 +258,8 @@ def test_planner_benchmark_pairs_the_planner_with_the_greedy_on_the_same_deals()
     assert paired["score"] == pytest.approx(by_agent["planner"]["mean_score"] - by_agent["greedy"]["mean_score"])
     assert paired["win_rate"] == pytest.approx(by_agent["planner"]["win_rate"] - by_agent["greedy"]["win_rate"])
     assert all(r["vs_greedy"] is None for r in rows if r["agent"] != "planner")
+    for r in rows:  # deal by deal, for pairing a later version with this one
+        assert len(r["scores"]) == 2 and np.mean(r["scores"]) == pytest.approx(r["mean_score"])
     table = to_markdown({"seed": 0, "deals": {"patience_gym/Golf-v0": 2}, "machine": "m", "rows": rows})
     assert f"| Golf-v0 | 2 | {100 * paired['win_rate']:+.1f} ± " in table
 
