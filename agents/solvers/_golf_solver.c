@@ -37,7 +37,6 @@ typedef struct {
     int best_path[MAXPATH], best_len;
 } Search;
 
-
 static int visit(Search *s, uint32_t key) {
     /* Returns 1 when newly inserted, 0 when already present, -1 on memory error. */
     if ((s->used + 1) * 2 > s->cap) {
