@@ -6,9 +6,11 @@ recorded in the output. The solver, where a game has one, knows the hidden
 order: its row is an upper bound, not a fair agent. Writes
 ``benchmarks/results/planners.json`` and ``planners.md``.
 
-Usage: ``python -m benchmarks.planners [--seed 0] [--env ID=N ...] [--jobs 2] [--merge]`` (N deals
-of env ID; each env's deals are cut into blocks played in ``--jobs`` processes; ``--merge`` replaces
-only those envs' rows in the saved results). The planner's row also holds its paired difference
+Usage: ``python -m benchmarks.planners [--seed 0] [--env ID=N ...] [--jobs 2] [--merge] [--state-dir DIR]
+[--shard-size K]`` (N deals of env ID; each env's deals are cut into blocks of K played in ``--jobs``
+processes; ``--merge`` replaces only those envs' rows in the saved results; ``--state-dir`` keeps every
+finished block there, and the same command run again resumes from them: a row of hours can be made in
+several sittings). The planner's row also holds its paired difference
 from the greedy on the same deals (win rate in points and score, with 95% intervals); every row
 keeps its scores deal by deal (``scores``, in seed order), so that a later version can be paired with it.
 """
@@ -17,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluation.evaluate import Summary, evaluate_sharded, format_share, paired_ci95
+from agents.evaluation.evaluate import Summary, agent_settings, evaluate_sharded, format_share, paired_ci95
 from agents.registry import SOLVER, make_agent
 from agents.training.report import machine_description
 from benchmarks import RESULTS, named_counts, write_results
@@ -39,25 +42,13 @@ DEFAULT_DEALS = {
     "patience_gym/MissMilliganPocket-v0": 200,
 }
 
-_BUDGET_FIELDS = (
-    "samples",
-    "max_seconds",
-    "max_nodes",
-    "depth",
-    "deals",
-    "max_moves",
-    "top",
-    "margin",
-    "endgame_nodes",
-    "exact_from",
-    "exact_positions",
-)
+#: Deals per kept block with ``--state-dir`` (a Golf round's planner plays ten in about ten minutes).
+STATE_SHARD_SIZE = 10
 
 
 def planner_budget(game_name: str) -> dict[str, Any]:
     """The planner's per-move budget settings for a game (its registered defaults)."""
-    agent = make_agent("planner", game_name)
-    return {k: getattr(agent, k) for k in _BUDGET_FIELDS if hasattr(agent, k)}
+    return agent_settings(make_agent("planner", game_name), "planner")
 
 
 def versus(planner: Summary, greedy: Summary) -> dict[str, float]:
@@ -67,14 +58,33 @@ def versus(planner: Summary, greedy: Summary) -> dict[str, float]:
     return {"win_rate": wins, "win_ci95": wins_ci, "score": score, "score_ci95": score_ci}
 
 
-def measure_env(env_id: str, episodes: int, seed: int, jobs: int = 1) -> list[dict[str, Any]]:
-    """Every agent on the same ``episodes`` deals of ``env_id`` (blocks of deals in ``jobs`` processes)."""
+def measure_env(
+    env_id: str,
+    episodes: int,
+    seed: int,
+    jobs: int = 1,
+    state_dir: Path | None = None,
+    shard_size: int | None = None,
+) -> list[dict[str, Any]]:
+    """Every agent on the same ``episodes`` deals of ``env_id`` (blocks of deals in ``jobs`` processes;
+    finished blocks kept in ``state_dir``, and read back from it, when given)."""
     game = gym.make(env_id).unwrapped.game  # type: ignore[attr-defined]
     budget = planner_budget(game.name)
     agents = AGENTS + (["solver"] if game.name in SOLVER else [])
     backend = "process" if jobs > 1 else "serial"
     seeds = range(seed, seed + episodes)
-    summaries = evaluate_sharded(env_id, None, agents, seeds, backend, workers=jobs if jobs > 1 else None)
+    if state_dir is not None and shard_size is None:
+        shard_size = STATE_SHARD_SIZE
+    summaries = evaluate_sharded(
+        env_id,
+        None,
+        agents,
+        seeds,
+        backend,
+        workers=jobs if jobs > 1 else None,
+        shard_size=shard_size,
+        state_dir=state_dir,
+    )
     by_agent = dict(zip(agents, summaries, strict=True))
     rows = []
     for summary in summaries:
@@ -97,8 +107,14 @@ def measure_env(env_id: str, episodes: int, seed: int, jobs: int = 1) -> list[di
     return rows
 
 
-def measure(deals: dict[str, int], seed: int, jobs: int = 1) -> dict[str, Any]:
-    rows = [row for env_id, episodes in deals.items() for row in measure_env(env_id, episodes, seed, jobs)]
+def measure(
+    deals: dict[str, int], seed: int, jobs: int = 1, state_dir: Path | None = None, shard_size: int | None = None
+) -> dict[str, Any]:
+    rows = [
+        row
+        for env_id, episodes in deals.items()
+        for row in measure_env(env_id, episodes, seed, jobs, state_dir, shard_size)
+    ]
     machine = machine_description()
     return {"seed": seed, "deals": deals, "machine": machine, "rows": rows}
 
@@ -159,15 +175,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default="planners", help="output file stem under benchmarks/results/")
     parser.add_argument("--jobs", type=int, default=1, help="processes to spread the envs over")
     parser.add_argument("--merge", action="store_true", help="replace only these envs' rows in the saved results")
+    parser.add_argument(
+        "--state-dir", type=Path, help="keep each finished block of deals here; the same command run again resumes"
+    )
+    parser.add_argument(
+        "--shard-size",
+        type=int,
+        help=f"deals per block (default: {STATE_SHARD_SIZE} with --state-dir, else about four blocks a job)",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    if args.shard_size is not None and args.shard_size < 1:
+        parser.error(f"--shard-size must be at least 1, got {args.shard_size}")
+    if args.state_dir is not None and args.state_dir.exists() and not args.state_dir.is_dir():
+        parser.error(f"--state-dir {args.state_dir} is a file; give a directory to keep the finished blocks in")
     deals = (
         named_counts(parser, args.env, DEFAULT_DEALS, DEFAULT_DEALS.__getitem__, "--env", "env")
         if args.env
         else dict(DEFAULT_DEALS)
     )
-    data = measure(deals, args.seed, args.jobs)
+    data = measure(deals, args.seed, args.jobs, args.state_dir, args.shard_size)
     saved = RESULTS / f"{args.out}.json"
     if args.merge and saved.is_file():
         data = merge(json.loads(saved.read_text()), data)

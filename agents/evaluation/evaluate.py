@@ -4,16 +4,20 @@ Usage::
 
     python -m agents.evaluation.evaluate --env ENV_ID --agents random greedy planner solver ppo:RUN/model.zip \\
         --episodes 1000 --seed 0 [--env-kwargs '{"RULE_OPTION": true}'] [--json results.json] \\
-        [--records DIR] [--backend ray [--address ADDR] [--workers N]]
+        [--records DIR] [--backend process|ray [--address ADDR] [--workers N]] [--state-dir DIR]
 
-Episode ``i`` of every agent is played on the deal of ``reset(seed=seed + i)``.
+Episode ``i`` of every agent is played on the deal of ``reset(seed=seed + i)``. With ``--state-dir`` every
+finished block of deals (one agent's) is kept there as it finishes, and a rerun of the same command reads
+the kept blocks back instead of playing them again: a long evaluation can be stopped and resumed.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -27,7 +31,7 @@ from scipy import stats
 
 import patience_gym
 from agents.base import Agent
-from agents.evaluation.sharding import backend_session, run_sharded
+from agents.evaluation.sharding import BACKENDS, backend_session, run_resumable, run_sharded
 from agents.registry import make_agent
 from patience_gym.env import env_kwargs_from_json
 from patience_gym.records import RecordEpisodes
@@ -344,6 +348,62 @@ def join_summaries(parts: Sequence[Summary]) -> Summary:
     )
 
 
+@dataclass(frozen=True)
+class EvalShard:
+    """One agent's block of deals: a task of :func:`evaluate_sharded`, and the name of its kept result."""
+
+    env_id: str
+    env_kwargs: dict[str, Any]
+    spec: str
+    name: str | None
+    game_name: str
+    seeds: list[int]
+    settings: dict[str, Any]  # what the agent plays by (see agent_settings): a kept block must match it
+
+    @property
+    def count(self) -> int:
+        return len(self.seeds)
+
+    @property
+    def filename(self) -> str:
+        """``<Env>-<agent>-<tag>-<first seed>-<deals>.json``; the tag tells apart rules and agent specs."""
+        what = json.dumps([self.env_id, self.env_kwargs, self.spec, self.name], sort_keys=True)
+        tag = hashlib.sha256(what.encode()).hexdigest()[:8]
+        label = re.sub(r"[^A-Za-z0-9]+", "_", self.name or self.spec).strip("_")[:40]
+        return f"{self.env_id.split('/')[-1]}-{label}-{tag}-{self.seeds[0]}-{self.count}.json"
+
+
+def agent_settings(agent: Agent, spec: str) -> dict[str, Any]:
+    """What ``agent`` plays by, as JSON values: its plain public attributes (a planner's budget, say) and, for a
+    ``ppo:PATH`` spec, the model file's SHA-256, so that a kept result of other settings or of a retrained
+    model is never taken for this agent's."""
+    settings = {
+        k: v
+        for k, v in sorted(vars(agent).items())
+        if not k.startswith("_") and (v is None or isinstance(v, (bool, int, str)) or _finite_float(v))
+    }
+    if spec.startswith("ppo:"):
+        settings["model_sha256"] = hashlib.sha256(Path(spec[4:]).read_bytes()).hexdigest()
+    return settings
+
+
+def _finite_float(value: Any) -> bool:
+    return isinstance(value, float) and math.isfinite(value)
+
+
+def _play_shard(shard: EvalShard) -> dict[str, Any]:
+    """:func:`_play_block` of one shard, as the JSON that :func:`~agents.evaluation.sharding.run_resumable` keeps."""
+    summary = _play_block(shard.env_id, shard.spec, shard.name, shard.game_name, shard.seeds, shard.env_kwargs or None)
+    return {
+        "shard": asdict(shard),
+        "agent": summary.agent,
+        "scores": [float(x) for x in summary.scores],
+        "won": [bool(x) for x in summary.won],
+        "moves": round(summary.mean_moves * summary.episodes),
+        "seconds": summary.seconds,
+    }
+
+
 def evaluate_sharded(
     env_id: str,
     env_kwargs: dict[str, Any] | None,
@@ -353,6 +413,7 @@ def evaluate_sharded(
     address: str | None = None,
     workers: int | None = None,
     shard_size: int | None = None,
+    state_dir: str | Path | None = None,
 ) -> list[Summary]:
     """:func:`evaluate` with every agent's deals cut into blocks run on ``backend``
     (see :mod:`agents.evaluation.sharding`).
@@ -362,6 +423,13 @@ def evaluate_sharded(
     blocks per worker for each agent). Each block makes a fresh agent, as ``--jobs`` does: the agents reset
     per deal, so the split does not change a game. Every agent is made here first, so a PPO model trained
     for another env, rules or encoding is refused before any shard is sent.
+
+    With ``state_dir``, each finished block is kept there (one JSON file) as it finishes, and blocks already
+    kept are read back instead of played: an interrupted evaluation resumes where it stopped and never
+    plays or counts a deal twice. A kept block is reused only for the same env, rules, agent spec, agent
+    settings (:func:`agent_settings`) and seeds (so the same ``shard_size``); a file of that name holding
+    anything else is refused by name (the agent's code is not part of it: after changing that, use a new
+    ``state_dir``). ``seconds`` then sums every block's own time, kept ones included.
     """
     seeds = [int(s) for s in seeds]
     if not seeds:
@@ -373,18 +441,23 @@ def evaluate_sharded(
     kwargs = dict(env_kwargs or {})
     game_name = gym.make(env_id, **kwargs).unwrapped.game.name  # type: ignore[attr-defined]
     names = agent_labels(agent_specs)
-    for spec, name in zip(agent_specs, names, strict=True):
-        _make_agent(env_id, spec, name, game_name, seeds[0], kwargs)
+    settings = [
+        agent_settings(_make_agent(env_id, spec, name, game_name, seeds[0], kwargs), spec)
+        for spec, name in zip(agent_specs, names, strict=True)
+    ]
     with backend_session(backend, address, workers) as slots:
         size = shard_size or max(1, math.ceil(len(seeds) / (4 * slots)))
         blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
-        tasks = [
-            (env_id, spec, name, game_name, block, kwargs)
-            for spec, name in zip(agent_specs, names, strict=True)
+        shards = [
+            EvalShard(env_id, kwargs, spec, name, game_name, block, agent_settings_)
+            for spec, name, agent_settings_ in zip(agent_specs, names, settings, strict=True)
             for block in blocks
         ]
-        parts = run_sharded(_play_task, tasks, backend, address, workers)
-    return [join_summaries(parts[k * len(blocks) : (k + 1) * len(blocks)]) for k in range(len(agent_specs))]
+        parts, _ = run_resumable(
+            _play_shard, shards, Path(state_dir) if state_dir is not None else None, "scores", backend, address, workers
+        )
+    summaries = [summarise(p["agent"], p["scores"], p["won"], p["moves"], p["seconds"]) for p in parts]
+    return [join_summaries(summaries[k * len(blocks) : (k + 1) * len(blocks)]) for k in range(len(agent_specs))]
 
 
 def format_table(env_id: str, results: Sequence[Summary], lower_is_better: bool) -> str:
@@ -429,19 +502,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--records", metavar="DIR", help="write each episode's game record here (<Env>-<agent>-seed<seed>.json)"
     )
-    parser.add_argument("--backend", choices=["serial", "ray"], default="serial", help="ray: deals sharded over Ray")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="serial",
+        help="process: deals sharded over worker processes here; ray: over Ray",
+    )
     parser.add_argument("--address", help="Ray cluster address (auto, ray://head:10001); default: a local cluster")
-    parser.add_argument("--workers", type=int, help="CPUs of the local Ray cluster (default: all)")
+    parser.add_argument("--workers", type=int, help="worker processes, or CPUs of the local Ray cluster (default: all)")
+    parser.add_argument("--shard-size", type=int, help="deals per block (default: about four blocks a worker)")
+    parser.add_argument(
+        "--state-dir", help="keep each finished block of deals here; the same command run again resumes from them"
+    )
     args = parser.parse_args(argv)
     try:
         env_kwargs, lower = _check_cli(args)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.backend == "ray":
+    if args.backend != "serial" or args.state_dir is not None or args.shard_size is not None:
         seeds = range(args.seed, args.seed + args.episodes)
         results = evaluate_sharded(
-            args.env, env_kwargs, args.agents, seeds, backend="ray", address=args.address, workers=args.workers
+            args.env,
+            env_kwargs,
+            args.agents,
+            seeds,
+            backend=args.backend,
+            address=args.address,
+            workers=args.workers,
+            shard_size=args.shard_size,
+            state_dir=args.state_dir,
         )
     else:
         results = evaluate(args.env, args.agents, args.episodes, args.seed, env_kwargs, records=args.records)
@@ -492,8 +582,19 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
         raise ValueError("--address needs --backend ray")
     if workers is not None and workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
-    if getattr(args, "records", None) is not None and backend == "ray":
-        raise ValueError("--records is not supported with --backend ray yet; record with the serial backend")
+    if workers is not None and backend == "serial":
+        raise ValueError("--workers needs --backend process or ray")
+    shard_size, state_dir = getattr(args, "shard_size", None), getattr(args, "state_dir", None)
+    if shard_size is not None and shard_size < 1:
+        raise ValueError(f"--shard-size must be at least 1, got {shard_size}")
+    if state_dir is not None and Path(state_dir).exists() and not Path(state_dir).is_dir():
+        raise ValueError(f"--state-dir {state_dir} is a file; give a directory to keep the finished blocks in")
+    sharded = backend != "serial" or shard_size is not None or state_dir is not None
+    if getattr(args, "records", None) is not None and sharded:
+        raise ValueError(
+            "--records is not supported with --backend, --shard-size or --state-dir yet; record with the serial "
+            "backend alone"
+        )
     if args.json_path and Path(args.json_path).is_dir():
         raise ValueError(f"--json {args.json_path} is a directory; give the results file's name")
     if args.json_path and not Path(args.json_path).resolve().parent.is_dir():

@@ -67,6 +67,69 @@ def test_evaluate_sharded_in_blocks_plays_the_serial_games() -> None:
         evaluate_sharded(GOLF, None, specs, [1], shard_size=0)
 
 
+def test_evaluate_sharded_keeps_its_blocks_and_resumes_from_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interrupted evaluation loses no finished block, plays only the missing ones again, never counts a
+    deal twice, and gives the uninterrupted results."""
+    from agents.evaluation import evaluate as evaluate_module
+
+    specs = ["random", "greedy"]
+    serial = evaluate(GOLF, specs, episodes=12, seed=5)
+    state = tmp_path / "state"
+    same_summaries(evaluate_sharded(GOLF, None, specs, range(5, 17), shard_size=5, state_dir=state), serial)
+    kept = sorted(p.name for p in state.iterdir())
+    assert len(kept) == 6 and all(name.startswith("Golf-v0-") for name in kept)  # 2 agents x blocks of 5, 5, 2
+
+    played: list[list[int]] = []
+    play = evaluate_module._play_shard
+
+    def counting(shard: Any) -> dict[str, Any]:
+        played.append(shard.seeds)
+        return play(shard)
+
+    monkeypatch.setattr(evaluate_module, "_play_shard", counting)
+    same_summaries(evaluate_sharded(GOLF, None, specs, range(5, 17), shard_size=5, state_dir=state), serial)
+    assert played == []  # every block read back
+    (state / kept[0]).unlink()  # as if the run had stopped before that block finished
+    same_summaries(evaluate_sharded(GOLF, None, specs, range(5, 17), shard_size=5, state_dir=state), serial)
+    assert len(played) == 1 and sorted(p.name for p in state.iterdir()) == kept
+
+
+def test_a_kept_block_of_other_settings_is_refused_by_name(tmp_path: Path) -> None:
+    """A planner whose settings changed since its blocks were kept (a new default, say) is not mixed with them."""
+    import json
+
+    state = tmp_path / "state"
+    spec = ["planner:samples=1,exact_from=none,max_nodes=2000"]
+    evaluate_sharded(GOLF, None, spec, range(2), shard_size=2, state_dir=state)
+    (path,) = state.iterdir()
+    data = json.loads(path.read_text())
+    data["shard"]["settings"]["max_nodes"] = 3000
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=f"kept shard .*{path.name} does not hold the deals"):
+        evaluate_sharded(GOLF, None, spec, range(2), shard_size=2, state_dir=state)
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match=f"kept shard .*{path.name} is not valid JSON"):
+        evaluate_sharded(GOLF, None, spec, range(2), shard_size=2, state_dir=state)
+
+
+def test_agent_settings_hold_a_planners_budget_and_a_models_digest(tmp_path: Path) -> None:
+    import hashlib
+
+    from agents.baselines.random import RandomAgent
+    from agents.evaluation.evaluate import agent_settings
+    from agents.registry import make_agent
+
+    planner = agent_settings(make_agent("planner:samples=5,exact_from=none", "golf"), "planner")
+    assert planner["samples"] == 5 and planner["exact_from"] is None and "stats" not in planner
+    assert agent_settings(make_agent("random", "golf"), "random") == {}
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"weights")
+    digest = agent_settings(RandomAgent(0), f"ppo:{model}")["model_sha256"]
+    assert digest == hashlib.sha256(b"weights").hexdigest()
+
+
 # --- on a local 2-worker Ray cluster ---
 
 
@@ -81,7 +144,7 @@ def test_evaluate_sharded_refuses_a_model_for_another_game_before_any_shard(monk
     from agents.load import ModelSpecError
 
     sent: list[Any] = []
-    monkeypatch.setattr(evaluate_module, "run_sharded", lambda *a, **k: sent.append(a))
+    monkeypatch.setattr(evaluate_module, "run_resumable", lambda *a, **k: sent.append(a))
     model = Path(__file__).resolve().parents[2] / "models" / "golf_moves_decay2.zip"
     with pytest.raises(ModelSpecError, match="trained on patience_gym/Golf-v0 .*queens_on_kings"):
         evaluate_sharded(GOLF, {"obs_encoding": "runs", "queens_on_kings": True}, [f"ppo:{model}"], range(4))

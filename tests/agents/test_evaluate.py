@@ -267,7 +267,32 @@ def test_cli_records_and_backend_flags(tmp_path, capsys):
     assert main([*args[:6], "--address", "auto"]) == 2
     assert "--address needs --backend ray" in capsys.readouterr().err
     assert main([*args, "--backend", "ray"]) == 2
-    assert "--records is not supported with --backend ray" in capsys.readouterr().err
+    assert "--records is not supported with --backend" in capsys.readouterr().err
+    plain = args[:6]
+    for extra, message in [
+        (["--workers", "2"], "--workers needs --backend process or ray"),
+        (["--shard-size", "0"], "--shard-size must be at least 1, got 0"),
+        (["--state-dir", str(records / next(records.iterdir()).name)], "is a file; give a directory"),
+        (["--state-dir", str(tmp_path / "state"), "--records", str(records)], "--records is not supported"),
+    ]:
+        assert main([*plain, *extra]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "state").exists()  # refused before any deal
+
+
+def test_cli_keeps_blocks_in_a_state_dir_and_resumes(tmp_path, capsys):
+    """``--state-dir``: the same command run again reads its finished blocks back and prints the same table."""
+    state = tmp_path / "state"
+    args = ["--env", "patience_gym/Golf-v0", "--agents", "random", "greedy", "--episodes", "6", "--seed", "3"]
+    assert main(args) == 0
+    serial = capsys.readouterr().out
+    kept = [*args, "--state-dir", str(state), "--shard-size", "4"]
+    assert main(kept) == 0 and capsys.readouterr().out == serial
+    files = sorted(state.iterdir())
+    assert len(files) == 4  # two agents, blocks of 4 and 2 deals
+    stamps = [f.stat().st_mtime_ns for f in files]
+    assert main(kept) == 0 and capsys.readouterr().out == serial
+    assert [f.stat().st_mtime_ns for f in sorted(state.iterdir())] == stamps  # read back, not played again
 
 
 MODELS = __import__("pathlib").Path(__file__).resolve().parents[2] / "models"

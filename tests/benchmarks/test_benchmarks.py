@@ -264,6 +264,22 @@ def test_planner_benchmark_pairs_the_planner_with_the_greedy_on_the_same_deals()
     assert f"| Golf-v0 | 2 | {100 * paired['win_rate']:+.1f} ± " in table
 
 
+def test_planner_benchmark_resumes_from_its_kept_blocks(tmp_path, monkeypatch):
+    """With a state dir every agent's finished block is kept; a rerun reads them back and makes the same rows."""
+    from agents.evaluation import evaluate as evaluate_module
+    from benchmarks import planners
+    from benchmarks.planners import measure_env
+
+    monkeypatch.setattr(planners, "AGENTS", ["random", "greedy"])  # the plumbing, without the slow agents
+    monkeypatch.setattr(planners, "SOLVER", {})
+    first = measure_env("patience_gym/Golf-v0", 3, 7, state_dir=tmp_path, shard_size=2)
+    assert len(list(tmp_path.iterdir())) == 4  # 2 agents, blocks of 2 and 1 deals
+    monkeypatch.setattr(evaluate_module, "_play_shard", lambda shard: pytest.fail(f"played {shard.seeds} again"))
+    again = measure_env("patience_gym/Golf-v0", 3, 7, state_dir=tmp_path, shard_size=2)
+    assert [r["scores"] for r in again] == [r["scores"] for r in first]
+    assert [r["seconds_per_move"] for r in again] == [r["seconds_per_move"] for r in first]  # the kept times
+
+
 def test_planner_benchmark_names_a_bad_env_or_count_before_playing(assert_refused: AssertRefused) -> None:
     from benchmarks import planners
 
@@ -277,6 +293,8 @@ def test_planner_benchmark_names_a_bad_env_or_count_before_playing(assert_refuse
             ),
             (["--env", "patience_gym/Golf-v0=0"], "the count of patience_gym/Golf-v0 must be at least 1, got 0"),
             (["--jobs", "0"], "--jobs must be at least 1, got 0"),
+            (["--shard-size", "0"], "--shard-size must be at least 1, got 0"),
+            (["--state-dir", __file__], "is a file; give a directory to keep the finished blocks in"),
         ],
     )
 
