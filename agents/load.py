@@ -148,7 +148,8 @@ class ModelSpec:
         return cls(**data)
 
 
-def _zip_path(path: str | Path) -> Path:
+def model_file(path: str | Path) -> Path:
+    """The saved model a ``ppo:PATH`` spec names (``PATH``, or ``PATH.zip`` as Stable-Baselines3 allows)."""
     path = Path(path)
     if not path.exists() and path.with_suffix(".zip").exists():
         path = path.with_suffix(".zip")
@@ -172,7 +173,7 @@ def save_model_spec(
     ``card`` is the model card's text (how it was made, what it scores). The env is made once to check
     that its observations have the model's shape and its action count matches.
     """
-    path = _zip_path(model_path)
+    path = model_file(model_path)
     if env_id not in patience_gym.ENVS:
         raise ValueError(f"{env_id} is not a patience_gym env; choose one of {', '.join(patience_gym.ENVS)}")
     kwargs = dict(env_kwargs or {})
@@ -210,7 +211,7 @@ def slim_model(model_path: str | Path) -> tuple[int, int]:
 
     import torch as th
 
-    path = _zip_path(model_path)
+    path = model_file(model_path)
     before = path.stat().st_size
     with zipfile.ZipFile(path) as archive:
         if OPTIMIZER_ENTRY not in archive.namelist():
@@ -243,7 +244,7 @@ def _write_entry(path: Path, name: str, data: str | bytes) -> None:
 
 def read_model_spec(model_path: str | Path) -> ModelSpec | None:
     """The spec stored in a saved model, or None for a model saved without one."""
-    path = _zip_path(model_path)
+    path = model_file(model_path)
     with zipfile.ZipFile(path) as archive:
         if SPEC_ENTRY not in archive.namelist():
             return None
@@ -290,7 +291,7 @@ def load(
             raise ModelSpecError(f"model {path} was trained with rule options {spec.env_kwargs}, not {options}")
         if "obs_encoding" in env_kwargs:
             return load(path, env_id, env_kwargs["obs_encoding"], None, deterministic)
-    agent = PPOAgent(_zip_path(path), deterministic=deterministic)
+    agent = PPOAgent(model_file(path), deterministic=deterministic)
     shape, actions = _model_shape(agent)
     if (shape, actions) != (list(spec.observation_shape), spec.num_actions):
         raise ModelSpecError(
@@ -316,7 +317,7 @@ def load_for_env(
     asked = _make_env(env_id, kwargs, "the env to play")
     spec = read_model_spec(path)
     if spec is None:
-        agent = PPOAgent(_zip_path(path), deterministic=deterministic)
+        agent = PPOAgent(model_file(path), deterministic=deterministic)
     else:
         agent = load(path, deterministic=deterministic)
         trained = _make_env(spec.env_id, spec.make_kwargs(), f"the env model {path} was trained on")

@@ -25,7 +25,15 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluation.evaluate import Summary, agent_settings, evaluate_sharded, format_share, paired_ci95
+from agents.evaluation.evaluate import (
+    KEPT_SHARD_SIZE,
+    Summary,
+    agent_settings,
+    evaluate_sharded,
+    format_share,
+    paired_ci95,
+)
+from agents.evaluation.sharding import prepare_state_dir
 from agents.registry import SOLVER, make_agent
 from agents.training.report import machine_description
 from benchmarks import RESULTS, named_counts, write_results
@@ -41,9 +49,6 @@ DEFAULT_DEALS = {
     "patience_gym/Giant-v0": 200,
     "patience_gym/MissMilliganPocket-v0": 200,
 }
-
-#: Deals per kept block with ``--state-dir`` (a Golf round's planner plays ten in about ten minutes).
-STATE_SHARD_SIZE = 10
 
 
 def planner_budget(game_name: str) -> dict[str, Any]:
@@ -73,8 +78,6 @@ def measure_env(
     agents = AGENTS + (["solver"] if game.name in SOLVER else [])
     backend = "process" if jobs > 1 else "serial"
     seeds = range(seed, seed + episodes)
-    if state_dir is not None and shard_size is None:
-        shard_size = STATE_SHARD_SIZE
     summaries = evaluate_sharded(
         env_id,
         None,
@@ -181,15 +184,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--shard-size",
         type=int,
-        help=f"deals per block (default: {STATE_SHARD_SIZE} with --state-dir, else about four blocks a job)",
+        help=f"deals per block (default: {KEPT_SHARD_SIZE} with --state-dir, else about four blocks a job)",
     )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
     if args.shard_size is not None and args.shard_size < 1:
         parser.error(f"--shard-size must be at least 1, got {args.shard_size}")
-    if args.state_dir is not None and args.state_dir.exists() and not args.state_dir.is_dir():
-        parser.error(f"--state-dir {args.state_dir} is a file; give a directory to keep the finished blocks in")
+    if args.state_dir is not None:
+        try:
+            prepare_state_dir(args.state_dir, "--state-dir")
+        except ValueError as exc:
+            parser.error(str(exc))
     deals = (
         named_counts(parser, args.env, DEFAULT_DEALS, DEFAULT_DEALS.__getitem__, "--env", "env")
         if args.env

@@ -31,13 +31,25 @@ from scipy import stats
 
 import patience_gym
 from agents.base import Agent
-from agents.evaluation.sharding import BACKENDS, backend_session, run_resumable, run_sharded
+from agents.evaluation.sharding import (
+    BACKENDS,
+    KeptShardError,
+    backend_session,
+    prepare_state_dir,
+    run_resumable,
+    run_sharded,
+)
+from agents.load import model_file
 from agents.registry import make_agent
 from patience_gym.env import env_kwargs_from_json
 from patience_gym.records import RecordEpisodes
 
 #: The most episodes one command line plays (its seeds are listed in memory).
 MAX_EPISODES = 10_000_000
+
+#: Deals a block of :func:`evaluate_sharded` with a ``state_dir`` and no ``shard_size``: fixed, so that the
+#: kept blocks' names do not depend on the backend or the number of workers a rerun has.
+KEPT_SHARD_SIZE = 10
 
 #: Deals an agent that plays in lockstep plays at once in :func:`play_episodes`.
 LOCKSTEP_GAMES = 64
@@ -383,7 +395,7 @@ def agent_settings(agent: Agent, spec: str) -> dict[str, Any]:
         if not k.startswith("_") and (v is None or isinstance(v, (bool, int, str)) or _finite_float(v))
     }
     if spec.startswith("ppo:"):
-        settings["model_sha256"] = hashlib.sha256(Path(spec[4:]).read_bytes()).hexdigest()
+        settings["model_sha256"] = hashlib.sha256(model_file(spec[4:]).read_bytes()).hexdigest()
     return settings
 
 
@@ -420,9 +432,10 @@ def evaluate_sharded(
 
     Returns one :class:`Summary` per spec, in spec order, whose ``scores`` are per deal in ``seeds`` order:
     the same as a serial evaluation of those seeds. ``shard_size`` deals per task (default: about four
-    blocks per worker for each agent). Each block makes a fresh agent, as ``--jobs`` does: the agents reset
-    per deal, so the split does not change a game. Every agent is made here first, so a PPO model trained
-    for another env, rules or encoding is refused before any shard is sent.
+    blocks per worker for each agent; with ``state_dir``, :data:`KEPT_SHARD_SIZE`). Each block makes a
+    fresh agent, as ``--jobs`` does: the agents reset per deal, so the split does not change a game. Every
+    agent is made here first, so a PPO model trained for another env, rules or encoding is refused before
+    any shard is sent.
 
     With ``state_dir``, each finished block is kept there (one JSON file) as it finishes, and blocks already
     kept are read back instead of played: an interrupted evaluation resumes where it stopped and never
@@ -446,16 +459,17 @@ def evaluate_sharded(
         for spec, name in zip(agent_specs, names, strict=True)
     ]
     with backend_session(backend, address, workers) as slots:
-        size = shard_size or max(1, math.ceil(len(seeds) / (4 * slots)))
+        size = shard_size or (KEPT_SHARD_SIZE if state_dir is not None else max(1, math.ceil(len(seeds) / (4 * slots))))
         blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
         shards = [
             EvalShard(env_id, kwargs, spec, name, game_name, block, agent_settings_)
             for spec, name, agent_settings_ in zip(agent_specs, names, settings, strict=True)
             for block in blocks
         ]
-        parts, _ = run_resumable(
-            _play_shard, shards, Path(state_dir) if state_dir is not None else None, "scores", backend, address, workers
-        )
+        kept = Path(state_dir) if state_dir is not None else None
+        parts, played = run_resumable(_play_shard, shards, kept, "scores", backend, address, workers)
+    if kept is not None:
+        print(f"{len(shards) - played} of {len(shards)} blocks of deals read back from {kept}", file=sys.stderr)
     summaries = [summarise(p["agent"], p["scores"], p["won"], p["moves"], p["seconds"]) for p in parts]
     return [join_summaries(summaries[k * len(blocks) : (k + 1) * len(blocks)]) for k in range(len(agent_specs))]
 
@@ -522,17 +536,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.backend != "serial" or args.state_dir is not None or args.shard_size is not None:
         seeds = range(args.seed, args.seed + args.episodes)
-        results = evaluate_sharded(
-            args.env,
-            env_kwargs,
-            args.agents,
-            seeds,
-            backend=args.backend,
-            address=args.address,
-            workers=args.workers,
-            shard_size=args.shard_size,
-            state_dir=args.state_dir,
-        )
+        try:
+            results = evaluate_sharded(
+                args.env,
+                env_kwargs,
+                args.agents,
+                seeds,
+                backend=args.backend,
+                address=args.address,
+                workers=args.workers,
+                shard_size=args.shard_size,
+                state_dir=args.state_dir,
+            )
+        except KeptShardError as exc:  # a kept block of another run, found before any deal is played
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
         results = evaluate(args.env, args.agents, args.episodes, args.seed, env_kwargs, records=args.records)
     print(format_table(args.env, results, lower))
@@ -587,8 +605,6 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     shard_size, state_dir = getattr(args, "shard_size", None), getattr(args, "state_dir", None)
     if shard_size is not None and shard_size < 1:
         raise ValueError(f"--shard-size must be at least 1, got {shard_size}")
-    if state_dir is not None and Path(state_dir).exists() and not Path(state_dir).is_dir():
-        raise ValueError(f"--state-dir {state_dir} is a file; give a directory to keep the finished blocks in")
     sharded = backend != "serial" or shard_size is not None or state_dir is not None
     if getattr(args, "records", None) is not None and sharded:
         raise ValueError(
@@ -602,6 +618,8 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     records = getattr(args, "records", None)
     if records is not None and Path(records).exists() and not Path(records).is_dir():
         raise ValueError(f"--records {records} is a file; give a directory to write one record per game into")
+    if state_dir is not None:  # last: it makes the directory, once every other check has passed
+        prepare_state_dir(Path(state_dir), "--state-dir")
     return env_kwargs, bool(game.lower_score_is_better)
 
 

@@ -133,17 +133,35 @@ class KeptShard(Protocol):
     def filename(self) -> str: ...
 
 
+class KeptShardError(ValueError):
+    """A file in a state dir that is not the finished shard its name says (another run's, or damaged)."""
+
+
+def prepare_state_dir(path: Path, what: str = "state dir") -> None:
+    """Make ``path`` (and its parents) and check that a file can be written there, before any shard runs;
+    a ValueError naming ``what`` and the path where not (a file in the way, no permission)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-test.{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"{what} {path} cannot keep the finished shards: {exc.strerror or exc}") from None
+
+
 def load_kept(path: Path, shard: Any, items: str) -> dict[str, Any] | None:
     """The finished ``shard`` kept at ``path`` (its ``items`` list one entry per deal), or None when there
-    is none; ValueError naming the file where it is not valid JSON or holds another shard."""
+    is none; :class:`KeptShardError` naming the file where it is not valid JSON or holds another shard."""
     if not path.is_file():
         return None
     try:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
-        raise ValueError(f"kept shard {path} is not valid JSON ({exc}): delete it to solve the shard again") from exc
+        raise KeptShardError(
+            f"kept shard {path} is not valid JSON ({exc}): delete it to solve the shard again"
+        ) from exc
     if data.get("shard") != dataclasses.asdict(shard) or len(data.get(items, ())) != shard.count:
-        raise ValueError(f"kept shard {path} does not hold the deals of {shard}: delete it to solve them again")
+        raise KeptShardError(f"kept shard {path} does not hold the deals of {shard}: delete it to solve them again")
     return data  # type: ignore[no-any-return]
 
 
@@ -178,6 +196,8 @@ def run_resumable(
     read back, not run; the others run on ``backend`` (:func:`run_sharded`) and each is kept there as it
     finishes, so an interrupted run loses no finished shard and never counts a deal twice.
     """
+    if state_dir is not None:
+        prepare_state_dir(state_dir)
     results: list[dict[str, Any] | None] = [
         load_kept(state_dir / s.filename, s, items) if state_dir else None for s in shards
     ]

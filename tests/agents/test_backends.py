@@ -114,20 +114,39 @@ def test_a_kept_block_of_other_settings_is_refused_by_name(tmp_path: Path) -> No
         evaluate_sharded(GOLF, None, spec, range(2), shard_size=2, state_dir=state)
 
 
-def test_agent_settings_hold_a_planners_budget_and_a_models_digest(tmp_path: Path) -> None:
+def test_a_state_dir_that_cannot_keep_blocks_is_refused_before_any_deal(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ValueError, match=f"state dir {blocker / 'state'} cannot keep the finished shards"):
+        evaluate_sharded(GOLF, None, ["random"], range(2), state_dir=blocker / "state")
+
+
+def test_a_model_named_without_its_zip_suffix_is_evaluated_and_fingerprinted(tmp_path: Path) -> None:
+    """``ppo:PATH`` may leave out ``.zip`` (as Stable-Baselines3 does); its blocks carry the file's digest."""
     import hashlib
 
-    from agents.baselines.random import RandomAgent
+    from agents.evaluation.evaluate import agent_settings
+    from agents.load import load_for_env
+
+    model = Path(__file__).resolve().parents[2] / "models" / "golf_moves_decay2"
+    env_kwargs = {"obs_encoding": "runs"}
+    agent = load_for_env(str(model), GOLF, env_kwargs)
+    digest = hashlib.sha256(model.with_suffix(".zip").read_bytes()).hexdigest()
+    assert agent_settings(agent, f"ppo:{model}")["model_sha256"] == digest
+    (summary,) = evaluate_sharded(GOLF, env_kwargs, [f"ppo:{model}"], range(3), state_dir=tmp_path)
+    assert summary.episodes == 3 and len(list(tmp_path.iterdir())) == 1
+
+
+def test_agent_settings_hold_a_planners_budget_and_nothing_that_changes_between_builds() -> None:
     from agents.evaluation.evaluate import agent_settings
     from agents.registry import make_agent
 
     planner = agent_settings(make_agent("planner:samples=5,exact_from=none", "golf"), "planner")
     assert planner["samples"] == 5 and planner["exact_from"] is None and "stats" not in planner
-    assert agent_settings(make_agent("random", "golf"), "random") == {}
-    model = tmp_path / "model.zip"
-    model.write_bytes(b"weights")
-    digest = agent_settings(RandomAgent(0), f"ppo:{model}")["model_sha256"]
-    assert digest == hashlib.sha256(b"weights").hexdigest()
+    assert agent_settings(make_agent("random", "golf", seed=1), "random") == {}
+    for kind in ("greedy", "planner", "solver"):  # a resume builds the agent again, with another seed
+        first = agent_settings(make_agent(kind, "miss_milligan", seed=0), kind)
+        assert agent_settings(make_agent(kind, "miss_milligan", seed=9), kind) == first
 
 
 # --- on a local 2-worker Ray cluster ---

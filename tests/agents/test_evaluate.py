@@ -272,7 +272,7 @@ def test_cli_records_and_backend_flags(tmp_path, capsys):
     for extra, message in [
         (["--workers", "2"], "--workers needs --backend process or ray"),
         (["--shard-size", "0"], "--shard-size must be at least 1, got 0"),
-        (["--state-dir", str(records / next(records.iterdir()).name)], "is a file; give a directory"),
+        (["--state-dir", str(records / next(records.iterdir()).name)], "cannot keep the finished shards"),
         (["--state-dir", str(tmp_path / "state"), "--records", str(records)], "--records is not supported"),
     ]:
         assert main([*plain, *extra]) == 2
@@ -291,8 +291,13 @@ def test_cli_keeps_blocks_in_a_state_dir_and_resumes(tmp_path, capsys):
     files = sorted(state.iterdir())
     assert len(files) == 4  # two agents, blocks of 4 and 2 deals
     stamps = [f.stat().st_mtime_ns for f in files]
-    assert main(kept) == 0 and capsys.readouterr().out == serial
+    assert main(kept) == 0
+    out = capsys.readouterr()
+    assert out.out == serial and "4 of 4 blocks of deals read back" in out.err
     assert [f.stat().st_mtime_ns for f in sorted(state.iterdir())] == stamps  # read back, not played again
+    files[0].write_text("{}")  # a block of another run: one line naming the file, before any deal
+    assert main(kept) == 2
+    assert f"kept shard {files[0]} does not hold the deals" in capsys.readouterr().err
 
 
 MODELS = __import__("pathlib").Path(__file__).resolve().parents[2] / "models"
