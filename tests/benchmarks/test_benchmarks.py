@@ -294,7 +294,7 @@ def test_planner_benchmark_names_a_bad_env_or_count_before_playing(assert_refuse
             (["--env", "patience_gym/Golf-v0=0"], "the count of patience_gym/Golf-v0 must be at least 1, got 0"),
             (["--jobs", "0"], "--jobs must be at least 1, got 0"),
             (["--shard-size", "0"], "--shard-size must be at least 1, got 0"),
-            (["--state-dir", f"{__file__}/state"], "--state-dir .*/state cannot keep the finished shards"),
+            (["--state-dir", f"{__file__}/state"], "test_benchmarks.py/state cannot keep the finished shards"),
         ],
     )
 
