@@ -37,7 +37,6 @@ from agents.evaluation.sharding import (
     backend_session,
     prepare_state_dir,
     run_resumable,
-    run_sharded,
 )
 from agents.load import model_file
 from agents.registry import make_agent
@@ -261,20 +260,19 @@ def evaluate(
 
     Every agent is made first, so a PPO model trained for another env, rules or encoding is refused
     before any deal is played. ``jobs`` > 1 splits each agent's deals into that many consecutive blocks
-    played in parallel processes (each with a fresh agent; the agents here reset per deal), then joins
-    them in seed order.
+    played in parallel processes (:func:`evaluate_sharded` on the ``process`` backend: each block with a
+    fresh agent, as the agents here reset per deal), then joins them in seed order.
     """
-    game_name = gym.make(env_id, **(env_kwargs or {})).unwrapped.game.name  # type: ignore[attr-defined]
     seeds = list(range(seed, seed + episodes))
+    if jobs > 1 and len(seeds) > 1:
+        shard_size = math.ceil(len(seeds) / jobs)
+        return evaluate_sharded(
+            env_id, env_kwargs, agent_specs, seeds, "process", workers=jobs, shard_size=shard_size, records=records
+        )
+    game_name = gym.make(env_id, **(env_kwargs or {})).unwrapped.game.name  # type: ignore[attr-defined]
     labels = agent_labels(agent_specs)
     agents = [_make_agent(env_id, spec, name, game_name, seed, env_kwargs) for spec, name in zip(agent_specs, labels)]
-    results = []
-    for spec, name, agent in zip(agent_specs, labels, agents, strict=True):
-        if jobs > 1 and len(seeds) > 1:
-            results.append(_play_in_parallel(env_id, spec, name, game_name, seeds, env_kwargs, jobs, records))
-        else:
-            results.append(play_episodes(env_id, agent, seeds, env_kwargs, records))
-    return results
+    return [play_episodes(env_id, agent, seeds, env_kwargs, records) for agent in agents]
 
 
 def _make_agent(
@@ -327,28 +325,6 @@ def _play_block(
     return play_episodes(env_id, agent, seeds, env_kwargs, records)
 
 
-def _play_task(task: tuple[Any, ...]) -> Summary:
-    """:func:`_play_block` of one shard: ``(env_id, spec, name, game_name, seeds, env_kwargs[, records])``."""
-    return _play_block(*task)
-
-
-def _play_in_parallel(
-    env_id: str,
-    spec: str,
-    name: str | None,
-    game_name: str,
-    seeds: list[int],
-    env_kwargs: dict[str, Any] | None,
-    jobs: int,
-    records: str | Path | None = None,
-) -> Summary:
-    """:func:`play_episodes` over ``jobs`` blocks of ``seeds`` in parallel processes, joined in seed order."""
-    size = math.ceil(len(seeds) / jobs)
-    blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
-    tasks = [(env_id, spec, name, game_name, block, env_kwargs, records) for block in blocks]
-    return join_summaries(run_sharded(_play_task, tasks, "process", workers=len(blocks)))
-
-
 def join_summaries(parts: Sequence[Summary]) -> Summary:
     """One summary from the summaries of consecutive blocks of deals, in order."""
     return summarise(
@@ -371,6 +347,7 @@ class EvalShard:
     game_name: str
     seeds: list[int]
     settings: dict[str, Any]  # what the agent plays by (see agent_settings): a kept block must match it
+    records: str | None = None  # write each deal's game record here (never with a state dir)
 
     @property
     def count(self) -> int:
@@ -405,7 +382,8 @@ def _finite_float(value: Any) -> bool:
 
 def _play_shard(shard: EvalShard) -> dict[str, Any]:
     """:func:`_play_block` of one shard, as the JSON that :func:`~agents.evaluation.sharding.run_resumable` keeps."""
-    summary = _play_block(shard.env_id, shard.spec, shard.name, shard.game_name, shard.seeds, shard.env_kwargs or None)
+    kwargs = shard.env_kwargs or None
+    summary = _play_block(shard.env_id, shard.spec, shard.name, shard.game_name, shard.seeds, kwargs, shard.records)
     return {
         "shard": asdict(shard),
         "agent": summary.agent,
@@ -426,6 +404,7 @@ def evaluate_sharded(
     workers: int | None = None,
     shard_size: int | None = None,
     state_dir: str | Path | None = None,
+    records: str | Path | None = None,
 ) -> list[Summary]:
     """:func:`evaluate` with every agent's deals cut into blocks run on ``backend``
     (see :mod:`agents.evaluation.sharding`).
@@ -443,6 +422,9 @@ def evaluate_sharded(
     settings (:func:`agent_settings`) and seeds (so the same ``shard_size``); a file of that name holding
     anything else is refused by name (the agent's code is not part of it: after changing that, use a new
     ``state_dir``). ``seconds`` then sums every block's own time, kept ones included.
+
+    ``records``: a directory for each deal's game record, as :func:`evaluate` writes them; not with
+    ``state_dir``, since a block read back would write none.
     """
     seeds = [int(s) for s in seeds]
     if not seeds:
@@ -451,6 +433,10 @@ def evaluate_sharded(
         raise ValueError("evaluate_sharded needs at least one agent spec")
     if shard_size is not None and shard_size < 1:
         raise ValueError(f"shard_size must be at least 1, got {shard_size}")
+    if records is not None and state_dir is not None:
+        raise ValueError(
+            "records and state_dir do not go together: a block read back from the state dir writes no records"
+        )
     kwargs = dict(env_kwargs or {})
     game_name = gym.make(env_id, **kwargs).unwrapped.game.name  # type: ignore[attr-defined]
     names = agent_labels(agent_specs)
@@ -462,7 +448,7 @@ def evaluate_sharded(
         size = shard_size or (KEPT_SHARD_SIZE if state_dir is not None else max(1, math.ceil(len(seeds) / (4 * slots))))
         blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
         shards = [
-            EvalShard(env_id, kwargs, spec, name, game_name, block, agent_settings_)
+            EvalShard(env_id, kwargs, spec, name, game_name, block, agent_settings_, records and str(records))
             for spec, name, agent_settings_ in zip(agent_specs, names, settings, strict=True)
             for block in blocks
         ]
@@ -524,7 +510,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--address", help="Ray cluster address (auto, ray://head:10001); default: a local cluster")
     parser.add_argument("--workers", type=int, help="worker processes, or CPUs of the local Ray cluster (default: all)")
-    parser.add_argument("--shard-size", type=int, help="deals per block (default: about four blocks a worker)")
+    parser.add_argument(
+        "--shard-size", type=int, help="deals per block (default: 10 with --state-dir, else about four blocks a worker)"
+    )
     parser.add_argument(
         "--state-dir", help="keep each finished block of deals here; the same command run again resumes from them"
     )
@@ -547,6 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 workers=args.workers,
                 shard_size=args.shard_size,
                 state_dir=args.state_dir,
+                records=args.records,
             )
         except KeptShardError as exc:  # a kept block of another run, found before any deal is played
             print(f"error: {exc}", file=sys.stderr)
@@ -605,12 +594,8 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     shard_size, state_dir = getattr(args, "shard_size", None), getattr(args, "state_dir", None)
     if shard_size is not None and shard_size < 1:
         raise ValueError(f"--shard-size must be at least 1, got {shard_size}")
-    sharded = backend != "serial" or shard_size is not None or state_dir is not None
-    if getattr(args, "records", None) is not None and sharded:
-        raise ValueError(
-            "--records is not supported with --backend, --shard-size or --state-dir yet; record with the serial "
-            "backend alone"
-        )
+    if getattr(args, "records", None) is not None and state_dir is not None:
+        raise ValueError("--records and --state-dir do not go together: a block read back would write no records")
     if args.json_path and Path(args.json_path).is_dir():
         raise ValueError(f"--json {args.json_path} is a directory; give the results file's name")
     if args.json_path and not Path(args.json_path).resolve().parent.is_dir():

@@ -266,18 +266,32 @@ def test_cli_records_and_backend_flags(tmp_path, capsys):
     assert len(list(records.glob("*.json"))) == 2
     assert main([*args[:6], "--address", "auto"]) == 2
     assert "--address needs --backend ray" in capsys.readouterr().err
-    assert main([*args, "--backend", "ray"]) == 2
-    assert "--records is not supported with --backend" in capsys.readouterr().err
     plain = args[:6]
     for extra, message in [
         (["--workers", "2"], "--workers needs --backend process or ray"),
         (["--shard-size", "0"], "--shard-size must be at least 1, got 0"),
         (["--state-dir", str(records / next(records.iterdir()).name)], "cannot keep the finished shards"),
-        (["--state-dir", str(tmp_path / "state"), "--records", str(records)], "--records is not supported"),
+        (["--state-dir", str(tmp_path / "state"), "--records", str(records)], "--records and --state-dir do not go"),
     ]:
         assert main([*plain, *extra]) == 2
         assert message in capsys.readouterr().err
     assert not (tmp_path / "state").exists()  # refused before any deal
+
+
+def test_records_from_worker_processes_are_the_serial_records(tmp_path, capsys):
+    """``--records`` with ``--backend process``: every block's worker writes its deals' records, the same
+    files with the same games as the serial evaluation writes."""
+    from patience_gym.records import load_record
+
+    golf = ["--env", "patience_gym/Golf-v0", "--agents", "random", "greedy", "--episodes", "3", "--seed", "4"]
+    assert main([*golf, "--records", str(tmp_path / "serial")]) == 0
+    assert main([*golf, "--records", str(tmp_path / "workers"), "--backend", "process", "--workers", "2"]) == 0
+    serial = sorted(p.name for p in (tmp_path / "serial").glob("*.json"))
+    assert len(serial) == 6 and serial == sorted(p.name for p in (tmp_path / "workers").glob("*.json"))
+    for name in serial:
+        a, b = load_record(tmp_path / "serial" / name), load_record(tmp_path / "workers" / name)
+        assert a == b and a.moves
+    capsys.readouterr()
 
 
 def test_cli_keeps_blocks_in_a_state_dir_and_resumes(tmp_path, capsys):
