@@ -448,7 +448,9 @@ def evaluate_sharded(
         size = shard_size or (KEPT_SHARD_SIZE if state_dir is not None else max(1, math.ceil(len(seeds) / (4 * slots))))
         blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
         shards = [
-            EvalShard(env_id, kwargs, spec, name, game_name, block, agent_settings_, records and str(records))
+            EvalShard(
+                env_id, kwargs, spec, name, game_name, block, agent_settings_, None if records is None else str(records)
+            )
             for spec, name, agent_settings_ in zip(agent_specs, names, settings, strict=True)
             for block in blocks
         ]
