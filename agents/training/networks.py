@@ -233,7 +233,6 @@ class GolfMoves(BaseFeaturesExtractor):
         encoding: str = "runs",
         chain_rounds: int = 0,
         chain_width: int = 16,
-        chain_aggregate: str = "sum",
     ):
         n = int(observation_space.shape[0])
         sizes = {"runs": RUNS_SIZE, "rules_moves": L.size(PLANES_SIZE, 8)}
@@ -260,7 +259,7 @@ class GolfMoves(BaseFeaturesExtractor):
         chain_out = 0
         if chain_rounds:
             chain_out = chain_width
-            self.chain = _LinkChains(chain_rounds, chain_width, chain_aggregate)
+            self.chain = _LinkChains(chain_rounds, chain_width)
         column_in = 5 * 13 + 5 * 2 + 13 + 3 + chain_out
         global_in = 13 + 13 + 1 + self.extra
         self.glob = nn.Sequential(nn.Linear(global_in, hidden), nn.ReLU())
@@ -352,11 +351,8 @@ class _LinkChains(nn.Module):
     and a shift down the column.
     """
 
-    def __init__(self, rounds: int, width: int, aggregate: str = "sum") -> None:
+    def __init__(self, rounds: int, width: int) -> None:
         super().__init__()
-        if aggregate not in ("sum", "max"):
-            raise ValueError(f"chain_aggregate must be 'sum' or 'max', got {aggregate!r}")
-        self.aggregate = aggregate
         self.register_buffer("row", nn.functional.one_hot(torch.arange(35) % 5, 5).float(), persistent=False)
         own_column = nn.functional.one_hot(torch.arange(35) // 5, 7).float()
         self.register_buffer("other_column", 1.0 - own_column, persistent=False)
@@ -380,8 +376,7 @@ class _LinkChains(nn.Module):
             assert isinstance(layer, nn.Linear)
             # layer([first, message]) with the weight split: the first half's product is the same every round
             own = nn.functional.linear(first, layer.weight[:, :width], layer.bias)
-            message = self.message(h, links) if self.aggregate == "sum" else self.max_message(h, links)
-            h = torch.relu(own + nn.functional.linear(message, layer.weight[:, width:]))
+            h = torch.relu(own + nn.functional.linear(self.message(h, links), layer.weight[:, width:]))
         return (h.view(b, 7, 5, -1) * links.exposed.unsqueeze(-1)).sum(dim=2)
 
     def links(self, grid: torch.Tensor) -> _Links:
@@ -409,16 +404,6 @@ class _LinkChains(nn.Module):
         tops = (hv * links.exposed.unsqueeze(-1)).sum(dim=2)  # (b, 7, width)
         beneath = links.to_beneath * nn.functional.pad(hv[:, :, :-1], (0, 0, 1, 0))
         return (links.to_tops @ tops + beneath.view(b, 35, width)).view(b, 35, width)
-
-    @staticmethod
-    def max_message(h: torch.Tensor, links: _Links) -> torch.Tensor:
-        """Each card's largest weighted successor state, value by value (a Bellman-Ford step): (b, 35, width)."""
-        b, _, width = h.shape
-        hv = h.view(b, 7, 5, width)
-        tops = (hv * links.exposed.unsqueeze(-1)).sum(dim=2)  # (b, 7, width)
-        over_tops = (links.to_tops.unsqueeze(-1) * tops.unsqueeze(1)).amax(dim=2)  # (b, 35, width)
-        beneath = links.to_beneath * nn.functional.pad(hv[:, :, :-1], (0, 0, 1, 0))
-        return torch.maximum(over_tops, beneath.reshape(b, 35, width))
 
 
 def _state_net(global_size: int, hidden: int) -> nn.Module:

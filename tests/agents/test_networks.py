@@ -191,11 +191,8 @@ def _link_grid(columns: list[list[int]]) -> torch.Tensor:
     return grid
 
 
-def _dense_message(
-    chains: _LinkChains, columns: list[list[int]], h: torch.Tensor, largest: bool = False
-) -> torch.Tensor:
-    """The message written plainly: each card's successors one by one (the reference); ``largest``: their
-    value-by-value maximum instead of their sum (cards without successors get 0)."""
+def _dense_message(chains: _LinkChains, columns: list[list[int]], h: torch.Tensor) -> torch.Tensor:
+    """The message written plainly: each card's successors one by one (the reference)."""
     fit = torch.sigmoid(chains.fit)
     message = torch.zeros_like(h)
     for c, col in enumerate(columns):
@@ -203,11 +200,7 @@ def _dense_message(
             successors = [(d, len(other) - 1) for d, other in enumerate(columns) if d != c and other]
             successors += [(c, r - 1)] if r > 0 else []
             for d, s in successors:
-                weighted = fit[card % 13, columns[d][s] % 13] * h[d * 5 + s]
-                if largest:
-                    message[c * 5 + r] = torch.maximum(message[c * 5 + r], weighted)
-                else:
-                    message[c * 5 + r] += weighted
+                message[c * 5 + r] += fit[card % 13, columns[d][s] % 13] * h[d * 5 + s]
     return message
 
 
@@ -226,10 +219,6 @@ def test_link_chains_messages_reach_the_other_exposed_cards_and_the_card_beneath
     message = chains.message(h, chains.links(grid))
     expected = torch.stack([_dense_message(chains, p, h[i]) for i, p in enumerate(positions)])
     torch.testing.assert_close(message, expected)
-    h = torch.relu(h)  # the states the rounds hand on: a maximum of weighted states is then at least 0
-    largest = chains.max_message(h, chains.links(grid))
-    expected = torch.stack([_dense_message(chains, p, h[i], largest=True) for i, p in enumerate(positions)])
-    torch.testing.assert_close(largest, expected)
 
 
 def test_link_chains_rounds_read_the_first_states_and_the_messages():
@@ -263,8 +252,6 @@ def test_golf_moves_reads_the_hole_number_of_a_round_and_rejects_other_encodings
     rules = gym.make("patience_gym/Golf-v0", obs_encoding="rules_moves").observation_space
     with pytest.raises(ValueError, match="chain_rounds must be >= 0 and chain_width >= 1, got 2 and 0"):
         GolfMoves(rules, encoding="rules_moves", chain_rounds=2, chain_width=0)
-    with pytest.raises(ValueError, match="chain_aggregate must be 'sum' or 'max', got 'mean'"):
-        GolfMoves(rules, encoding="rules_moves", chain_rounds=2, chain_aggregate="mean")
 
 
 def test_move_scorer_scores_each_action_from_its_own_features():
