@@ -57,7 +57,7 @@ def test_ray_backend_without_ray_says_how_to_install_it(monkeypatch: pytest.Monk
         run_sharded(abs, [1], backend="ray")
 
 
-def test_evaluate_sharded_in_blocks_plays_the_serial_games() -> None:
+def test_evaluate_sharded_in_blocks_plays_the_serial_games(tmp_path: Path) -> None:
     specs = ["random", "greedy"]
     serial = evaluate(GOLF, specs, episodes=30, seed=11)
     same_summaries(evaluate_sharded(GOLF, None, specs, range(11, 41), shard_size=7), serial)
@@ -65,6 +65,9 @@ def test_evaluate_sharded_in_blocks_plays_the_serial_games() -> None:
         evaluate_sharded(GOLF, None, specs, [])
     with pytest.raises(ValueError, match="shard_size must be at least 1"):
         evaluate_sharded(GOLF, None, specs, [1], shard_size=0)
+    with pytest.raises(ValueError, match="records and state_dir do not go together"):
+        evaluate_sharded(GOLF, None, specs, [1], state_dir=tmp_path / "kept", records=tmp_path / "games")
+    assert not list(tmp_path.iterdir())  # refused before anything is made
 
 
 def test_evaluate_sharded_keeps_its_blocks_and_resumes_from_them(
