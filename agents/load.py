@@ -32,6 +32,7 @@ import importlib
 import json
 import os
 import random
+import reprlib
 import shutil
 import sys
 import tempfile
@@ -134,10 +135,9 @@ class ModelSpec:
     def from_dict(cls, data: Any, where: str) -> ModelSpec:
         if not isinstance(data, Mapping):
             raise ModelSpecError(f"{where}: the model spec must be a JSON object")
-        if data.get("spec_version") != SPEC_VERSION:
-            raise ModelSpecError(
-                f"{where}: model spec version {data.get('spec_version')!r}; this library reads {SPEC_VERSION}"
-            )
+        version = data.get("spec_version")
+        if not _whole(version, 1) or version != SPEC_VERSION:
+            raise ModelSpecError(f"{where}: model spec version {version!r}; this library reads {SPEC_VERSION}")
         fields = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - fields
         if unknown:
@@ -145,7 +145,35 @@ class ModelSpec:
         missing = [f.name for f in dataclasses.fields(cls) if f.name not in data and f.default is dataclasses.MISSING]
         if missing:
             raise ModelSpecError(f"{where}: the model spec lacks {', '.join(missing)}")
-        return cls(**data)
+        for name, value in data.items():
+            what = _field_problem(name, value)
+            if what:
+                raise ModelSpecError(f"{where}: the model spec's {name} must be {what}, got {reprlib.repr(value)}")
+        return cls(
+            **{**data, "env_kwargs": dict(data["env_kwargs"]), "observation_shape": list(data["observation_shape"])}
+        )
+
+
+def _whole(value: Any, least: int) -> bool:
+    """``value`` is an int (not a bool) of at least ``least``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _field_problem(name: str, value: Any) -> str | None:
+    """What a spec field's ``value`` must be where it is not (``"a string"``), else None."""
+    if name in ("env_id", "obs_encoding", "library_version"):
+        return None if isinstance(value, str) and value else "a non-empty string"
+    if name == "env_kwargs":
+        ok = isinstance(value, Mapping) and all(isinstance(k, str) for k in value) and "obs_encoding" not in value
+        return None if ok else "an object of env options by name, without obs_encoding (its own field)"
+    if name == "observation_shape":
+        ok = isinstance(value, list) and all(_whole(n, 1) for n in value)
+        return None if ok else "a list of positive integers"
+    if name == "num_actions":
+        return None if _whole(value, 1) else "a positive integer"
+    if name == "card":
+        return None if value is None or isinstance(value, str) else "a string (or null)"
+    return None  # spec_version: checked first
 
 
 def model_file(path: str | Path) -> Path:
@@ -273,11 +301,12 @@ def load(
             f"model {path} carries no spec (env id, rule options, observation encoding): "
             "stamp it with agents.load.save_model_spec, or play it as ppo:PATH with the env kwargs it needs"
         )
-    if spec.env_id not in gym.registry:
+    if spec.env_id not in patience_gym.ENVS:
         raise ModelSpecError(
             f"model {path} was trained on {spec.env_id}, which patience_gym {patience_gym.__version__} does not "
             f"register (it has {', '.join(patience_gym.ENVS)})"
         )
+    _check_spec_env(spec, path)
     if env_id is not None and not spec.plays(env_id):
         raise ModelSpecError(f"model {path} was trained on {spec.env_id}, not {env_id}")
     if obs_encoding is not None and obs_encoding != spec.obs_encoding:
@@ -341,6 +370,21 @@ def load_for_env(
             "with the rules and obs_encoding the model was trained on"
         )
     return agent
+
+
+def _check_spec_env(spec: ModelSpec, path: str | Path) -> None:
+    """A ModelSpecError naming the spec's env_kwargs or obs_encoding where its env would not take them."""
+    try:
+        game = gym.make(spec.env_id, **spec.env_kwargs).unwrapped.game  # type: ignore[attr-defined]
+    except (gym.error.Error, TypeError, ValueError) as exc:
+        why = str(exc).split(" was raised from the environment creator")[0]  # gym.make's suffix repeats the kwargs
+        raise ModelSpecError(
+            f"model {path}: the spec's env_kwargs {spec.env_kwargs} are not options of {spec.env_id}: {why}"
+        ) from None
+    try:
+        make_observer(game, spec.obs_encoding)
+    except (TypeError, ValueError) as exc:
+        raise ModelSpecError(f"model {path}: the spec's obs_encoding {spec.obs_encoding!r} is refused: {exc}") from None
 
 
 def _make_env(env_id: str, kwargs: Mapping[str, Any], what: str) -> Any:

@@ -36,6 +36,7 @@ import gymnasium as gym
 import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluation.evaluate import format_share, mean_ci95, wilson_ci95
 from agents.evaluation.sharding import BACKENDS, backend_session, run_resumable
+from agents.solvers import check_budget, check_budget_option
 from agents.solvers.golf import HAVE_FAST, solve
 from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
@@ -131,6 +132,7 @@ def solve_deals(
     ``shard_size`` (default: all in one) run on ``backend`` (see :func:`solve_sharded`). ``seconds`` adds
     the shards' own times (kept ones included): the cost on one core; ``wall_seconds`` is this run's.
     """
+    check_budget("max_nodes", max_nodes, integer=True)
     names = [name for name, opts in RULE_SETS.items() if opts == options]
     if not names or (rules is not None and rules not in names):
         raise ValueError(f"rule options {options} are not one of the rule sets {list(RULE_SETS)}")
@@ -214,6 +216,7 @@ def measure(
     state_dir: Path | None = None,
 ) -> dict[str, Any]:
     """:func:`solve_deals` (and :func:`solve_rounds`) for each of ``rules`` (default: every rule set)."""
+    check_budget("max_nodes", max_nodes, integer=True)
     rows = []
     with backend_session(backend, address, workers) as slots:
         for name in rules or list(RULE_SETS):
@@ -328,6 +331,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be at least 1")
+    check_budget_option(parser, "--max-nodes", args.max_nodes, integer=True)
     if args.shard_size is not None and args.shard_size < 1:
         parser.error("--shard-size must be at least 1")
     if args.workers is not None and args.workers < 1:

@@ -26,6 +26,7 @@ import gymnasium as gym
 import patience_gym  # noqa: F401 - registers the envs
 from agents.baselines.greedy_puss import choose_move
 from agents.evaluation.evaluate import format_share, wilson_ci95
+from agents.solvers import check_budget, check_budget_option
 from agents.solvers.puss import solve
 from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
@@ -61,6 +62,8 @@ def greedy_game(env: gym.Env) -> tuple[int, bool]:
 
 def measure(deals: int, seed: int, max_nodes: int, max_seconds: float, options: dict[str, bool]) -> dict[str, Any]:
     """Solver and greedy on deals ``seed .. seed + deals - 1`` under the rule ``options``."""
+    check_budget("max_nodes", max_nodes, integer=True)
+    check_budget("max_seconds", max_seconds, integer=False)
     env = gym.make(ENV_ID, **options)
     replay_env = gym.make(ENV_ID, **options)
     rows = []
@@ -161,7 +164,7 @@ def to_markdown(d: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
@@ -169,7 +172,9 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=20.0)
     parser.add_argument("--variants", action="store_true", help="also the other rule readings (see above)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for puss_solver.json and .md")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    check_budget_option(parser, "--max-nodes", args.max_nodes, integer=True, unlimited=None)
+    check_budget_option(parser, "--max-seconds", args.max_seconds, integer=False, unlimited=None)
     rule_sets = [{}, *VARIANTS] if args.variants else [{}]
     data = {
         "env": ENV_ID,

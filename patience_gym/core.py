@@ -195,6 +195,8 @@ class Game(ABC, Generic[S]):
         """A full state agreeing with everything the player sees in ``state``, its face-down cards
         a uniformly random arrangement (drawn from ``rng``) of :meth:`unseen_cards`. Never reads
         the hidden order; every observation of the result equals that of ``state``."""
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"determinize draws from a numpy Generator (np.random.default_rng(seed)), got {rng!r}")
         unseen = self.unseen_cards(state)
         order = [unseen[i] for i in rng.permutation(len(unseen))]
         return self.replace_hidden(state, order, rng)
@@ -221,7 +223,28 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def apply(self, state: S, action: int) -> float:
-        """Play a legal ``action`` in place and return its reward."""
+        """Play a legal ``action`` in place and return its reward.
+
+        Unchecked, for speed in search (checking costs about as much as the move): an illegal or out-of-range
+        action leaves a state the rules never reach. Play an action that does not come from
+        :meth:`legal_actions` or :meth:`legal_mask` with :meth:`play`."""
+
+    def play(self, state: S, action: int) -> float:
+        """:meth:`apply` after checking ``action``: an IllegalActionError naming it and the legal actions where
+        it is not a legal action in ``state`` (which is then left as it was)."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"an action is an int in 0..{self.num_actions - 1}, got {action!r}")
+        if self.is_over(state) or not (0 <= action < self.num_actions and self.legal_mask(state)[action]):
+            raise IllegalActionError(self.illegal_action_message(state, int(action)))
+        return self.apply(state, int(action))
+
+    def illegal_action_message(self, state: S, action: int) -> str:
+        """Why ``action`` cannot be played in ``state``: the action, as notation where it is in range, and the
+        legal actions."""
+        mask = np.zeros(self.num_actions, bool) if self.is_over(state) else self.legal_mask(state)
+        legal = ", ".join(f"{a} ({self.describe_action(a)})" for a in np.flatnonzero(mask).tolist()) or "none"
+        shown = self.describe_action(action) if 0 <= action < self.num_actions else "out of range"
+        return f"illegal action {action} ({shown}) in {self.name}; legal: {legal}"
 
     @abstractmethod
     def is_over(self, state: S) -> bool:

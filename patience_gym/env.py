@@ -205,8 +205,6 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
 
     def _illegal(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.illegal_action == "raise":
-            legal = ", ".join(f"{a} ({self.game.describe_action(a)})" for a in self.legal_actions()) or "none"
-            shown = self.game.describe_action(action) if 0 <= action < self.game.num_actions else "out of range"
-            raise IllegalActionError(f"illegal action {action} ({shown}) in {self.game.name}; legal: {legal}")
+            raise IllegalActionError(self.game.illegal_action_message(self.state, action))
         # a fresh observation: the one handed out before is the caller's, who may have written into it
         return self.observer.observe(self.state), ILLEGAL_ACTION_REWARD, self._over, False, self._info(illegal=True)

@@ -16,19 +16,22 @@ written as ``env.unwrapped.describe_action`` writes them. Illegal attempts
 (``illegal_action="penalize"``) change nothing and are not recorded.
 
 * :class:`RecordEpisodes` wraps an env and records every episode played
-  through it (optionally writing one file per episode to a directory);
+  through it (optionally writing one file per episode to a directory, never
+  over a file already there: :func:`check_record_files` checks a whole run first);
 * :func:`record_episode` plays one agent on one seed and returns the record;
 * :func:`save_record` / :func:`load_record` write and read (and check) files;
-* :func:`replay` steps a record through a fresh env, checking every reward.
+* :func:`replay` steps a record through a fresh env (or one given, which must have
+  the record's env id and rule options: :func:`check_rules`), checking every reward.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,8 @@ import gymnasium as gym
 import numpy as np
 
 import patience_gym
+from patience_gym.core import make_options
+from patience_gym.specs import by_env_id
 
 FORMAT = "patience_gym.record"
 FORMAT_VERSION = 1
@@ -179,15 +184,68 @@ def _check_types(values: Mapping[str, Any]) -> None:
 
 
 # --- files ---------------------------------------------------------------------------
-def save_record(record: GameRecord, path: str | Path) -> Path:
-    """Write ``record`` as JSON to ``path`` (folders are made as needed)."""
+def save_record(record: GameRecord, path: str | Path, overwrite: bool = True) -> Path:
+    """Write ``record`` as JSON to ``path`` (folders are made as needed); without ``overwrite``, a file
+    already at ``path`` is a FileExistsError naming it, and is left as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = record.to_dict()
     # One line per key: the record stays short to read, and each value stays plain JSON.
     lines = [f" {json.dumps(key)}: {json.dumps(value)}" for key, value in data.items()]
-    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+    try:
+        with path.open("w" if overwrite else "x") as fh:
+            fh.write("{\n" + ",\n".join(lines) + "\n}\n")
+    except FileExistsError:
+        raise FileExistsError(f"{path} already exists; a game record is not written over it") from None
     return path
+
+
+def record_file_name(env_id: str, agent: str | None, seed: int | None, episode: int = 1) -> str:
+    """The file :class:`RecordEpisodes` writes a game to: ``<Env>-<agent>-seed<seed>.json``, or
+    ``<Env>-<agent>-episode<n>.json`` for the ``episode``-th reset of the wrapper where the reset had no seed."""
+    env = env_id.rsplit("/", 1)[-1]
+    name = re.sub(r"[^A-Za-z0-9_.=-]+", "-", agent or "agent").strip("-")
+    tail = f"seed{int(seed)}" if seed is not None else f"episode{episode}"
+    return f"{env}-{name}-{tail}.json"
+
+
+def check_record_files(directory: str | Path, env_id: str, agents: Sequence[str | None], seeds: Sequence[int]) -> None:
+    """Check, before any game is played, that a run of each of ``agents`` (by name) on every one of ``seeds``
+    can write its records to ``directory`` without losing one.
+
+    A seed given twice, or two agents whose names read the same in a file name (``ppo:a b`` and ``ppo:a-b``),
+    would write one file twice: a ValueError naming it. A record file of the run already in ``directory``
+    is a FileExistsError naming it (and how many more there are): nothing is overwritten.
+    """
+    directory = Path(directory)
+    if not isinstance(seeds, range):  # a range repeats no seed
+        seen: set[int] = set()
+        for seed in seeds:
+            if int(seed) in seen:
+                name = record_file_name(env_id, agents[0] if agents else None, seed)
+                raise ValueError(
+                    f"seed {seed} is given twice: both its games would write the record {directory / name}"
+                )
+            seen.add(int(seed))
+    by_name: dict[str, str | None] = {}  # one seed's file name -> the agent that writes it
+    for agent in agents:
+        name = record_file_name(env_id, agent, seeds[0] if len(seeds) else 0)
+        if name in by_name:
+            raise ValueError(
+                f"agents {by_name[name]!r} and {agent!r} would write the same record files ({directory / name}, "
+                "...): give them names that differ in letters or digits"
+            )
+        by_name[name] = agent
+    if not directory.is_dir():
+        return
+    paths = (directory / record_file_name(env_id, agent, seed) for agent in agents for seed in seeds)
+    taken = [path for path in paths if path.exists()]
+    if taken:
+        more = f" (and {len(taken) - 1} more of this run's record files)" if len(taken) > 1 else ""
+        raise FileExistsError(
+            f"{taken[0]} already exists{more}: game records are never written over; "
+            "move them away or give another directory"
+        )
 
 
 def load_record(path: str | Path, env_id: str | None = None, check: bool = True) -> GameRecord:
@@ -247,17 +305,56 @@ def make_env(record: GameRecord, **extra: Any) -> gym.Env[Any, Any]:
         raise RecordError(f"cannot make {record.env_id} with env_kwargs {record.env_kwargs}: {exc}") from None
 
 
+def check_rules(record: GameRecord, env: gym.Env[Any, Any]) -> None:
+    """:class:`RecordError` unless ``env`` is the record's env id with the record's rule options (defaults
+    included), naming the env or each option that differs; its observation encoding, render mode and
+    illegal-action mode are not rules and may differ."""
+    check_env(record)
+    unwrapped: Any = env.unwrapped
+    game: Any = getattr(unwrapped, "game", None)
+    given = env.spec.id if env.spec is not None else None
+    if game is None or game.name != by_env_id(record.env_id).game or given not in (None, record.env_id):
+        what = given or (f"an env of the game {game.name!r}" if game is not None else type(unwrapped).__name__)
+        raise RecordError(f"record is for env {record.env_id}, but the env given is {what}")
+    options_type = type(game.options)
+    rule_names = [f.name for f in dataclasses.fields(options_type)]
+    params = inspect.signature(type(unwrapped)).parameters.values()
+    env_args = {p.name for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD}
+    unknown = sorted(set(record.env_kwargs) - set(rule_names) - env_args)
+    if unknown:
+        known = ", ".join(rule_names) or "none"
+        raise RecordError(
+            f"record env_kwargs {', '.join(map(repr, unknown))} is neither an argument of {record.env_id} "
+            f"nor one of its rule options ({known})"
+        )
+    try:
+        wanted = make_options(options_type, {k: v for k, v in record.env_kwargs.items() if k in rule_names}, game.name)
+    except TypeError as exc:
+        raise RecordError(f"record env_kwargs: {exc}") from None
+    differ = [
+        f"{name}={getattr(wanted, name)!r} in the record, {getattr(game.options, name)!r} in the env"
+        for name in rule_names
+        if getattr(wanted, name) != getattr(game.options, name)
+    ]
+    if differ:
+        raise RecordError(f"the env given plays {record.env_id} by other rules than the record's: {'; '.join(differ)}")
+
+
 def replay(
     record: GameRecord, env: gym.Env[Any, Any] | None = None
 ) -> Iterator[tuple[np.ndarray, float, bool, bool, dict[str, Any]]]:
     """Replay ``record``, yielding ``(obs, reward, terminated, truncated, info)`` after each move.
 
     ``env`` (by default a fresh one from :func:`make_env`) is reset to the record's initial state; its
-    position after each move can be read while iterating. A move that is unknown or illegal, a reward
-    other than the record's, or an end (terminated, truncated, final score, won) other than the record's
-    is a :class:`RecordError` naming the move or the field.
+    position after each move can be read while iterating. An ``env`` given must be the record's env id with
+    its rule options (:func:`check_rules`; other observations are fine). A move that is unknown or illegal,
+    a reward other than the record's, or an end (terminated, truncated, final score, won) other than the
+    record's is a :class:`RecordError` naming the move or the field.
     """
-    env = make_env(record) if env is None else env
+    if env is None:
+        env = make_env(record)
+    else:
+        check_rules(record, env)
     game_env: Any = env.unwrapped
     try:
         obs, info = env.reset(options={"state": record.initial_state})
@@ -300,7 +397,9 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any]):
     """Records every episode played through it; with ``directory``, writes each to a file when it ends.
 
     The env id and kwargs are read from ``env.spec`` (``gym.make`` sets it) unless given. Files are named
-    ``<env>-<agent>-seed<seed>.json`` (``-episode<n>`` when the reset had no seed).
+    ``<env>-<agent>-seed<seed>.json`` (``-episode<n>`` when the reset had no seed: :func:`record_file_name`).
+    No record is ever written over: a reset whose file already exists is a FileExistsError naming it, before
+    the episode is played.
     """
 
     def __init__(
@@ -325,10 +424,20 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any]):
         self.record: GameRecord | None = None
         self.paths: list[Path] = []
         self._episodes = 0
+        self._path: Path | None = None  # where the episode under way is written when it ends
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        path = None
+        if self.directory is not None:
+            path = self.directory / record_file_name(self.env_id, self.agent, seed, self._episodes + 1)
+            if path.exists():
+                raise FileExistsError(
+                    f"{path} already exists: RecordEpisodes does not write a game record over another; "
+                    "move it away or record into another directory"
+                )
         obs, info = self.env.reset(seed=seed, options=options)
         self._episodes += 1
+        self._path = path
         self.record = GameRecord(
             env_id=self.env_id,
             initial_state=self.env.unwrapped.state_dict(),  # type: ignore[attr-defined]
@@ -350,8 +459,9 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any]):
             record.rewards.append(float(reward))
         record.terminated, record.truncated = bool(terminated), bool(truncated)
         self._finish()
-        if (terminated or truncated) and self.directory is not None:
-            self.paths.append(save_record(record, self.directory / self._file_name(record)))
+        if (terminated or truncated) and self._path is not None:
+            path, self._path = self._path, None  # one file per episode, even if stepped on after its end
+            self.paths.append(save_record(record, path, overwrite=False))
         return obs, reward, terminated, truncated, info
 
     def _finish(self) -> None:
@@ -360,12 +470,6 @@ class RecordEpisodes(gym.Wrapper[Any, Any, Any, Any]):
         assert self.record is not None
         self.record.final_score = float(unwrapped.game.score(unwrapped.state))
         self.record.won = bool(unwrapped.game.is_won(unwrapped.state))
-
-    def _file_name(self, record: GameRecord) -> str:
-        env = record.env_id.rsplit("/", 1)[-1]
-        agent = re.sub(r"[^A-Za-z0-9_.=-]+", "-", record.agent or "agent").strip("-")
-        tail = f"seed{record.seed}" if record.seed is not None else f"episode{self._episodes}"
-        return f"{env}-{agent}-{tail}.json"
 
 
 def record_episode(

@@ -41,7 +41,7 @@ from agents.evaluation.sharding import (
 from agents.load import model_file
 from agents.registry import make_agent
 from patience_gym.env import env_kwargs_from_json
-from patience_gym.records import RecordEpisodes
+from patience_gym.records import RecordEpisodes, check_record_files
 
 #: The most episodes one command line plays (its seeds are listed in memory).
 MAX_EPISODES = 10_000_000
@@ -161,7 +161,10 @@ def play_episodes(
     one: the same moves, without the cost of the encoding ``env_kwargs`` may name. An agent that plays in
     lockstep (``agent.plays_in_lockstep``: a deterministic PPO policy) plays up to ``lockstep`` deals at
     once, one batched choice for every game's next move: the same games as one after another, faster.
+    With ``records``, a seed given twice or a record file already there is refused before any deal is played.
     """
+    if records is not None:
+        check_record_files(records, env_id, [agent.name], seeds)
     kwargs = dict(env_kwargs or {})
     if not agent.reads_observation:
         kwargs.pop("obs_encoding", None)
@@ -263,6 +266,8 @@ def evaluate(
     played in parallel processes (:func:`evaluate_sharded` on the ``process`` backend: each block with a
     fresh agent, as the agents here reset per deal), then joins them in seed order.
     """
+    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
+        raise ValueError(f"episodes must be a whole number of deals, at least 1, got {episodes!r}")
     seeds = list(range(seed, seed + episodes))
     if jobs > 1 and len(seeds) > 1:
         shard_size = math.ceil(len(seeds) / jobs)
@@ -380,6 +385,11 @@ def _finite_float(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value)
 
 
+def _is_number(value: Any) -> bool:
+    """A finite JSON number (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _play_shard(shard: EvalShard) -> dict[str, Any]:
     """:func:`_play_block` of one shard, as the JSON that :func:`~agents.evaluation.sharding.run_resumable` keeps."""
     kwargs = shard.env_kwargs or None
@@ -392,6 +402,24 @@ def _play_shard(shard: EvalShard) -> dict[str, Any]:
         "moves": round(summary.mean_moves * summary.episodes),
         "seconds": summary.seconds,
     }
+
+
+def kept_block_problem(data: dict[str, Any]) -> str | None:
+    """What is wrong with a kept block of :func:`_play_shard` (its shard and deal count already checked), or None."""
+    count = len(data["scores"])
+    if not all(_is_number(x) for x in data["scores"]):
+        return "holds a score that is not a finite number"
+    won = data.get("won")
+    if not isinstance(won, list) or len(won) != count or not all(isinstance(w, bool) for w in won):
+        return "does not hold one won flag (true or false) per deal"
+    if not isinstance(data.get("agent"), str):
+        return "does not name its agent"
+    moves, seconds = data.get("moves"), data.get("seconds")
+    if not isinstance(moves, int) or isinstance(moves, bool) or moves < 0:
+        return "does not hold a count of moves"
+    if not (isinstance(seconds, (int, float)) and _is_number(seconds) and seconds >= 0):
+        return "does not hold the seconds it took"
+    return None
 
 
 def evaluate_sharded(
@@ -440,10 +468,10 @@ def evaluate_sharded(
     kwargs = dict(env_kwargs or {})
     game_name = gym.make(env_id, **kwargs).unwrapped.game.name  # type: ignore[attr-defined]
     names = agent_labels(agent_specs)
-    settings = [
-        agent_settings(_make_agent(env_id, spec, name, game_name, seeds[0], kwargs), spec)
-        for spec, name in zip(agent_specs, names, strict=True)
-    ]
+    made = [_make_agent(env_id, spec, name, game_name, seeds[0], kwargs) for spec, name in zip(agent_specs, names)]
+    settings = [agent_settings(agent, spec) for agent, spec in zip(made, agent_specs, strict=True)]
+    if records is not None:  # every block's record files, before any block is sent
+        check_record_files(records, env_id, [agent.name for agent in made], seeds)
     with backend_session(backend, address, workers) as slots:
         size = shard_size or (KEPT_SHARD_SIZE if state_dir is not None else max(1, math.ceil(len(seeds) / (4 * slots))))
         blocks = [seeds[i : i + size] for i in range(0, len(seeds), size)]
@@ -455,7 +483,9 @@ def evaluate_sharded(
             for block in blocks
         ]
         kept = Path(state_dir) if state_dir is not None else None
-        parts, played = run_resumable(_play_shard, shards, kept, "scores", backend, address, workers)
+        parts, played = run_resumable(
+            _play_shard, shards, kept, "scores", backend, address, workers, kept_block_problem
+        )
     if kept is not None:
         print(f"{len(shards) - played} of {len(shards)} blocks of deals read back from {kept}", file=sys.stderr)
     summaries = [summarise(p["agent"], p["scores"], p["won"], p["moves"], p["seconds"]) for p in parts]
@@ -502,7 +532,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--env-kwargs", default="{}", help="JSON dict of env kwargs")
     parser.add_argument("--json", dest="json_path", help="also write the results as JSON here")
     parser.add_argument(
-        "--records", metavar="DIR", help="write each episode's game record here (<Env>-<agent>-seed<seed>.json)"
+        "--records",
+        metavar="DIR",
+        help="write each episode's game record here (<Env>-<agent>-seed<seed>.json; never over a file already there)",
     )
     parser.add_argument(
         "--backend",
@@ -605,6 +637,15 @@ def _check_cli(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     records = getattr(args, "records", None)
     if records is not None and Path(records).exists() and not Path(records).is_dir():
         raise ValueError(f"--records {records} is a file; give a directory to write one record per game into")
+    if records is not None:  # every record file of the run, none of them there yet
+        names = [
+            label or _make_agent(args.env, spec, None, game.name, args.seed, env_kwargs).name
+            for spec, label in zip(args.agents, agent_labels(args.agents), strict=True)
+        ]
+        try:
+            check_record_files(records, args.env, names, range(args.seed, args.seed + args.episodes))
+        except (FileExistsError, ValueError) as exc:
+            raise ValueError(f"--records: {exc}") from None
     if state_dir is not None:  # last: it makes the directory, once every other check has passed
         prepare_state_dir(Path(state_dir), "--state-dir")
     return env_kwargs, bool(game.lower_score_is_better)

@@ -149,20 +149,31 @@ def prepare_state_dir(path: Path, what: str = "state dir") -> None:
         raise ValueError(f"{what} {path} cannot keep the finished shards: {exc.strerror or exc}") from None
 
 
-def load_kept(path: Path, shard: Any, items: str) -> dict[str, Any] | None:
+def load_kept(
+    path: Path, shard: Any, items: str, check: Callable[[dict[str, Any]], str | None] | None = None
+) -> dict[str, Any] | None:
     """The finished ``shard`` kept at ``path`` (its ``items`` list one entry per deal), or None when there
-    is none; :class:`KeptShardError` naming the file where it is not valid JSON or holds another shard."""
+    is none; :class:`KeptShardError` naming the file where it is not valid JSON, holds another shard, or
+    fails ``check`` (which returns what is wrong with the kept result, or None)."""
     if not path.is_file():
         return None
     try:
         data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise KeptShardError(
             f"kept shard {path} is not valid JSON ({exc}): delete it to solve the shard again"
         ) from exc
-    if data.get("shard") != dataclasses.asdict(shard) or len(data.get(items, ())) != shard.count:
+    if (
+        not isinstance(data, dict)
+        or data.get("shard") != dataclasses.asdict(shard)
+        or not isinstance(data.get(items), list)
+        or len(data[items]) != shard.count
+    ):
         raise KeptShardError(f"kept shard {path} does not hold the deals of {shard}: delete it to solve them again")
-    return data  # type: ignore[no-any-return]
+    problem = check(data) if check is not None else None
+    if problem is not None:
+        raise KeptShardError(f"kept shard {path} {problem}: delete it to solve the shard again")
+    return data
 
 
 def write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
@@ -188,18 +199,20 @@ def run_resumable(
     backend: str = "serial",
     address: str | None = None,
     workers: int | None = None,
+    check: Callable[[dict[str, Any]], str | None] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
     """Every shard's result, in shard order, and how many were run now rather than read back.
 
     ``task_fn(shard)`` returns a JSON-able dict holding ``"shard": dataclasses.asdict(shard)`` and a list
     ``items`` with one entry per deal. Shards kept in ``state_dir`` (one file each, ``shard.filename``) are
     read back, not run; the others run on ``backend`` (:func:`run_sharded`) and each is kept there as it
-    finishes, so an interrupted run loses no finished shard and never counts a deal twice.
+    finishes, so an interrupted run loses no finished shard and never counts a deal twice. Every kept file
+    is read and checked (:func:`load_kept`, with ``check``) before any shard runs.
     """
     if state_dir is not None:
         prepare_state_dir(state_dir)
     results: list[dict[str, Any] | None] = [
-        load_kept(state_dir / s.filename, s, items) if state_dir else None for s in shards
+        load_kept(state_dir / s.filename, s, items, check) if state_dir else None for s in shards
     ]
     todo = [i for i, r in enumerate(results) if r is None]
 

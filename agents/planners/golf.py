@@ -27,6 +27,7 @@ notes, section 29).
 from __future__ import annotations
 
 from agents.planners.base import DeterminizationPlanner
+from agents.solvers import check_budget
 from agents.solvers.golf import solve
 from agents.solvers.golf_expectimax import action_values
 from patience_gym.env import PatienceEnv
@@ -52,6 +53,7 @@ class GolfPlanner(DeterminizationPlanner):
         exact_positions: int = EXACT_POSITIONS,
     ) -> None:
         super().__init__(samples, max_seconds)
+        check_budget("max_nodes", max_nodes, integer=True)
         if exact_positions < 0:
             raise ValueError(f"exact_positions must be at least 0, not {exact_positions}")
         if exact_from is not None and exact_from < 0:

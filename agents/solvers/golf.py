@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass
 
 from agents.base import PlanFollower
+from agents.solvers import check_budget, check_budget_option
 from patience_gym.cards import RANK
 from patience_gym.env import PatienceEnv
 from patience_gym.games.golf import DEAL, NUM_COLUMNS, Golf, GolfState, hole_in_play
@@ -66,8 +67,9 @@ def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool
     Uses the C core when built (``fast=True``), else :func:`solve_python`. With
     ``max_nodes``, the search stops after that many positions and returns the
     best end found so far (or, if none yet, the line it was on finished by first
-    legal moves), with ``exact=False``.
+    legal moves), with ``exact=False``; it must be positive (None: no limit).
     """
+    check_budget("max_nodes", max_nodes, integer=True)
     if fast and _fast is not None:
         fits = _fits_bytes(game.fits)
         columns = [[RANK[c] for c in col] for col in state.columns]
@@ -80,6 +82,7 @@ def solve(game: Golf, state: GolfState, max_nodes: int | None = None, fast: bool
 
 def solve_python(game: Golf, state: GolfState, max_nodes: int | None = None) -> GolfSolution:
     """The reference search in pure Python (what the C core does, move for move, more slowly)."""
+    check_budget("max_nodes", max_nodes, integer=True)
     fits = game.fits
     columns = [[RANK[c] for c in col] for col in state.columns]
     stock = [RANK[c] for c in state.stock[state.pos :]]
@@ -193,6 +196,7 @@ class GolfSolverAgent(PlanFollower):
 
     def __init__(self, max_nodes: int | None = None) -> None:
         super().__init__()
+        check_budget("max_nodes", max_nodes, integer=True)
         self.max_nodes = max_nodes
 
     def position(self, env: PatienceEnv) -> tuple[Golf, GolfState]:
@@ -210,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wrap-ranks", action="store_true")
     parser.add_argument("--max-nodes", type=int)
     args = parser.parse_args(argv)
+    check_budget_option(parser, "--max-nodes", args.max_nodes, integer=True)
     if args.board == "-":
         text = sys.stdin.read()
     else:

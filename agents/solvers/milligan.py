@@ -141,7 +141,6 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import math
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -152,6 +151,7 @@ import numpy as np
 
 from agents.base import PlanFollower
 from agents.baselines.greedy_milligan import greedy_line
+from agents.solvers import check_budget
 from patience_gym.cards import RANK
 from patience_gym.games.milligan import IDLE_LIMIT, MilliganGame, MilliganState
 from patience_gym.games.milligan_tables import (
@@ -247,16 +247,6 @@ def check_beam_version(version: Any) -> None:
     """Refuse, by name, a beam version that is not one of :data:`BEAMS`."""
     if isinstance(version, bool) or version not in BEAMS:
         raise ValueError(f"beam_version must be one of {sorted(BEAMS)}, got {version!r}")
-
-
-def check_budget(name: str, value: Any, integer: bool) -> None:
-    """A ValueError naming ``name`` unless ``value`` is None or a positive (whole, if ``integer``) budget."""
-    if value is None:
-        return
-    kind = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kind) or not value > 0 or not math.isfinite(value):
-        what = "a positive integer" if integer else "a positive number of seconds"
-        raise ValueError(f"{name} must be {what} (or None), got {value!r}")
 
 
 def check_beam(beam: Any) -> None:

@@ -76,6 +76,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import PlanFollower
+from agents.solvers import check_budget, check_budget_option
 from patience_gym.cards import RANK, RED
 from patience_gym.env import PatienceEnv
 from patience_gym.games.puss import (
@@ -390,11 +391,13 @@ def solve(
     max_seconds: float | None = None,
     greedy_start: bool = True,
 ) -> PussSolution:
-    """Best play from ``state`` with the whole pack known, within the budgets (None: unlimited).
+    """Best play from ``state`` with the whole pack known, within the budgets (positive; None: unlimited).
 
     ``greedy_start``: begin from the greedy baseline's own game (so the result is never worse than the
     greedy's, and a greedy win costs no search); False leaves everything to the search (for tests).
     """
+    check_budget("max_nodes", max_nodes, integer=True)
+    check_budget("max_seconds", max_seconds, integer=False)
     start = time.perf_counter()
     search = _Search(game, state.copy(), max_nodes, max_seconds, greedy_start)
     exhaustive = game.is_over(state) or search.run()
@@ -419,6 +422,8 @@ class PussSolverAgent(PlanFollower):
 
     def __init__(self, max_nodes: int | None = 50_000, max_seconds: float | None = None) -> None:
         super().__init__()
+        check_budget("max_nodes", max_nodes, integer=True)
+        check_budget("max_seconds", max_seconds, integer=False)
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds
 
@@ -440,6 +445,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-nodes", type=int)
     parser.add_argument("--max-seconds", type=float)
     args = parser.parse_args(argv)
+    check_budget_option(parser, "--max-nodes", args.max_nodes, integer=True)
+    check_budget_option(parser, "--max-seconds", args.max_seconds, integer=False)
     env = gym.make("patience_gym/PussInTheCorner-v0")
     env.reset(seed=args.seed)
     game, state = env.unwrapped.game, env.unwrapped.state  # type: ignore[attr-defined]

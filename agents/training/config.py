@@ -304,6 +304,24 @@ class TrainConfig:
 _TRAIN = TypeAdapter(TrainConfig)
 
 
+class UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (plain YAML keeps the last silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            with contextlib.suppress(TypeError):  # an unhashable key: the loader names it below
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while reading a mapping", node.start_mark, f"key {key!r} is given twice", key_node.start_mark
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def read_settings(path: str | Path, env_id: str | None = None) -> dict[str, Any]:
     """The settings of ``env_id`` (or of the file's only env) in a YAML file, ``env_id`` among them, unchecked."""
     path = Path(path)
@@ -316,7 +334,7 @@ def read_settings(path: str | Path, env_id: str | None = None) -> dict[str, Any]
         line = raw[: exc.start].count(b"\n") + 1
         raise ConfigError(f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line})") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=UniqueKeyLoader)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {yaml_error_line(exc)}") from None
     if not isinstance(data, dict) or not data:

@@ -41,12 +41,14 @@ from agents.training.config import (
     ConfigError,
     Schedule,
     TrainConfig,
+    UniqueKeyLoader,
     config_data,
     config_to_dict,
     load_config,
     read_settings,
     resolve_policy,
     resolve_policy_kwargs,
+    yaml_error_line,
 )
 from agents.training.envs import make_envs, segment_seed, select_vec
 from agents.training.run_directory import (
@@ -98,13 +100,21 @@ class Args:
         return self
 
 
+def yaml_flag(text: str) -> Any:
+    """A mapping flag's YAML; a ValueError of one line where it is not valid YAML or gives a key twice."""
+    try:
+        return yaml.load(text, Loader=UniqueKeyLoader)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"not valid YAML: {yaml_error_line(exc)}") from None
+
+
 #: Older spellings of config flags that the docs use.
 ALIASES = {"report.episodes": ("--report-episodes",), "pretrain.episodes": ("--pretrain-episodes",)}
 #: A mapping flag (``--env-kwargs "{obs_encoding: planes}"``) is YAML.
 YAML_FLAG = PrimitiveConstructorSpec(
     nargs=1,
     metavar="YAML",
-    instance_from_str=lambda args: yaml.safe_load(args[0]),
+    instance_from_str=lambda args: yaml_flag(args[0]),
     is_instance=lambda value: isinstance(value, dict),
     str_from_instance=lambda value: [yaml.safe_dump(value, default_flow_style=True).strip()],
 )
@@ -271,6 +281,13 @@ def setup(args: Args) -> Plan:
         return plan_resume(args)
     config = load_config(*config_source(args.config, args.env_id, None), args.overrides)
     vec, why = select_vec(config.vec, config)
+    if config.pretrain is not None and config.pretrain.teacher_dir is not None:
+        from agents.evaluation.sharding import prepare_state_dir
+
+        try:
+            prepare_state_dir(Path(config.pretrain.teacher_dir), "pretrain.teacher_dir")
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     return Plan(config, prepare_run_dir(args, config.env_id), args.seed or 0, vec, why)
 
 

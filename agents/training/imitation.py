@@ -42,7 +42,7 @@ import numpy as np
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
 from agents.evaluation.evaluate import run_episode
-from agents.evaluation.sharding import run_sharded, write_atomically
+from agents.evaluation.sharding import prepare_state_dir, run_sharded, write_atomically
 from agents.registry import make_agent
 from patience_gym.env import PatienceEnv
 
@@ -203,6 +203,7 @@ def _collect_kept(
     """:func:`collect` with ``state_dir``: kept shards read back, the others played and kept."""
     if shard_size < 1:
         raise ValueError(f"shard_size must be at least 1, got {shard_size}")
+    prepare_state_dir(state_dir, "teacher dir")  # before any game: a file in the way, no permission
     described = json.dumps(env_kwargs, sort_keys=True)
     shards = [
         TeacherShard(env_id, described, teacher, tuple(seeds[i : i + shard_size]), float(gamma))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agents.evaluation.evaluate import evaluate, evaluate_sharded
-from agents.evaluation.sharding import run_sharded
+from agents.evaluation.sharding import KeptShardError, run_sharded
 
 GOLF = "patience_gym/Golf-v0"
 
@@ -115,6 +115,33 @@ def test_a_kept_block_of_other_settings_is_refused_by_name(tmp_path: Path) -> No
     path.write_text("{not json")
     with pytest.raises(ValueError, match=f"kept shard .*{path.name} is not valid JSON"):
         evaluate_sharded(GOLF, None, spec, range(2), shard_size=2, state_dir=state)
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"[1, 2]", "does not hold the deals"),
+        (b"\xff\xfe{", "is not valid JSON"),
+        (None, "holds a score that is not a finite number"),
+    ],
+)
+def test_a_damaged_kept_block_is_refused_by_name_before_any_deal(tmp_path: Path, content, problem) -> None:
+    """A kept block that is not JSON text, not an object, or holds a score that is not a number is refused naming
+    its file before any block is played (the other block, deleted, is not played again)."""
+    import json
+
+    state = tmp_path / "state"
+    evaluate_sharded(GOLF, None, ["random"], range(4), shard_size=2, state_dir=state)
+    first, second = sorted(state.iterdir(), key=lambda p: int(p.stem.split("-")[-2]))
+    if content is None:
+        data = json.loads(second.read_text())
+        data["scores"][0] = "x"
+        content = json.dumps(data).encode()
+    second.write_bytes(content)
+    first.unlink()
+    with pytest.raises(KeptShardError, match=f"kept shard .*{second.name} {problem}"):
+        evaluate_sharded(GOLF, None, ["random"], range(4), shard_size=2, state_dir=state)
+    assert not first.exists()
 
 
 def test_a_state_dir_that_cannot_keep_blocks_is_refused_before_any_deal(tmp_path: Path) -> None:

@@ -230,6 +230,14 @@ def test_duplicate_labels_are_refused_by_evaluate_too(tmp_path):
         evaluate("patience_gym/Golf-v0", ["greedy", "random", "greedy"], episodes=1)
 
 
+@pytest.mark.parametrize("episodes", [0, -3, 2.0, True])
+def test_evaluate_refuses_a_count_of_episodes_that_is_not_positive(episodes):
+    """No NaN summary of no deals: the count is refused by name, as the CLI and evaluate_sharded do."""
+    for jobs in (1, 2):
+        with pytest.raises(ValueError, match=f"episodes must be a whole number of deals, at least 1, got {episodes!r}"):
+            evaluate("patience_gym/Golf-v0", ["greedy"], episodes=episodes, jobs=jobs)
+
+
 def test_a_deterministic_model_plays_its_deals_in_lockstep_as_one_after_another(tmp_path, monkeypatch):
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
@@ -292,6 +300,55 @@ def test_records_from_worker_processes_are_the_serial_records(tmp_path, capsys):
         a, b = load_record(tmp_path / "serial" / name), load_record(tmp_path / "workers" / name)
         assert a == b and a.moves
     capsys.readouterr()
+
+
+def test_cli_refuses_records_already_there_before_any_deal(tmp_path, capsys):
+    """A second run into the same ``--records`` directory overwrites nothing: refused up front, on every backend."""
+    records = tmp_path / "records"
+    golf = [
+        "--env",
+        "patience_gym/Golf-v0",
+        "--agents",
+        "random",
+        "greedy",
+        "--episodes",
+        "2",
+        "--records",
+        str(records),
+    ]
+    assert main(golf) == 0
+    before = {p.name: p.read_text() for p in records.iterdir()}
+    assert len(before) == 4
+    capsys.readouterr()
+    for extra in (
+        [],
+        ["--env-kwargs", '{"wrap_ranks": true}'],
+        ["--seed", "1"],
+        ["--backend", "process", "--workers", "2"],
+    ):
+        assert main([*golf, *extra]) == 2
+        captured = capsys.readouterr()
+        taken = (
+            "Golf-v0-random-seed1.json already exists (and 1 more" if "--seed" in extra else "seed0.json already exists"
+        )
+        assert f"--records: {records}" in captured.err and taken in captured.err, captured.err
+        assert "never written over" in captured.err and len(captured.err.strip().splitlines()) == 1
+        assert captured.out == ""  # nothing was played
+    assert {p.name: p.read_text() for p in records.iterdir()} == before
+    assert main([*golf, "--seed", "2"]) == 0  # other deals: other files
+    assert len(list(records.iterdir())) == 8
+
+
+def test_evaluate_sharded_and_play_episodes_refuse_record_files_up_front(tmp_path):
+    from agents.evaluation.evaluate import evaluate_sharded, play_episodes
+    from agents.registry import make_agent
+
+    (tmp_path / "Golf-v0-greedy-seed4.json").write_text("kept")
+    with pytest.raises(FileExistsError, match="Golf-v0-greedy-seed4.json already exists"):
+        evaluate_sharded("patience_gym/Golf-v0", None, ["random", "greedy"], range(5), records=tmp_path)
+    with pytest.raises(ValueError, match="seed 1 is given twice"):
+        play_episodes("patience_gym/Golf-v0", make_agent("random", "golf"), [0, 1, 1], records=tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["Golf-v0-greedy-seed4.json"]  # no deal was played
 
 
 def test_cli_keeps_blocks_in_a_state_dir_and_resumes(tmp_path, capsys):

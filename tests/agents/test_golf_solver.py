@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import gymnasium as gym
@@ -115,7 +116,7 @@ def test_solve_falls_back_to_python_without_the_c_core(monkeypatch: pytest.Monke
 
 
 @pytest.mark.parametrize("fast", [True, False])
-@pytest.mark.parametrize("budget", [0, 1, 40, 2000])
+@pytest.mark.parametrize("budget", [1, 40, 2000])
 def test_node_budget_is_respected_and_the_moves_still_reach_the_score(fast: bool, budget: int, golf_book_deal) -> None:
     if fast and not golf_solver.HAVE_FAST:
         pytest.skip("C core not built")
@@ -188,3 +189,34 @@ def test_solver_agent_replans_when_another_player_leaves_its_line() -> None:
         left_the_line |= other != best
         game.apply(env.state, other)
     assert left_the_line
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, True])
+def test_a_budget_that_is_not_a_positive_integer_is_refused_by_name(bad: Any, tmp_path, capsys) -> None:
+    """The solve functions, the agent (``solver:max_nodes=0`` too), the planner and the CLI refuse it up front."""
+    from agents.planners.golf import GolfPlanner
+    from agents.registry import make_agent
+    from agents.solvers.golf import GolfSolverAgent
+
+    game = Golf()
+    state = game.init(np.random.default_rng(0))
+    message = re.escape(f"max_nodes must be a positive integer (or None), got {bad!r}")
+    for call in (
+        lambda: solve(game, state, bad),
+        lambda: solve(game, state, bad, fast=False),
+        lambda: solve_python(game, state, bad),
+        lambda: GolfSolverAgent(max_nodes=bad),
+        lambda: GolfPlanner(max_nodes=bad),
+    ):
+        with pytest.raises(ValueError, match=message):
+            call()
+    for spec in ("solver:max_nodes=0", "planner:max_nodes=0"):
+        with pytest.raises(ValueError, match="max_nodes must be a positive integer"):
+            make_agent(spec, "golf")
+    board = tmp_path / "board.txt"
+    board.write_text(format_board(game.to_dict(state)))
+    with pytest.raises(SystemExit) as exit_info:
+        golf_solver.main([str(board), "--max-nodes", "0"])
+    assert exit_info.value.code == 2
+    assert "--max-nodes must be a positive integer (or left out: no limit), got 0" in capsys.readouterr().err
+    assert GolfSolverAgent(max_nodes=None).max_nodes is None  # None: no limit

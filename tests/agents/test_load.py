@@ -293,6 +293,59 @@ def test_load_checks_the_spec_against_the_model(stamped: Path, tmp_path: Path) -
             load(broken)
 
 
+def _restamped(stamped: Path, path: Path, **changes: Any) -> Path:
+    """A copy of ``stamped`` at ``path`` whose embedded spec has ``changes`` written over it, unchecked."""
+    with zipfile.ZipFile(stamped) as archive:
+        data = {**json.loads(archive.read(SPEC_ENTRY)), **changes}
+    with zipfile.ZipFile(stamped) as src, zipfile.ZipFile(path, "w") as dst:
+        for item in src.infolist():
+            dst.writestr(item, json.dumps(data) if item.filename == SPEC_ENTRY else src.read(item.filename))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"env_id": 3}, "the model spec's env_id must be a non-empty string, got 3"),
+        ({"env_kwargs": "abc"}, "the model spec's env_kwargs must be an object of env options by name"),
+        ({"env_kwargs": {"obs_encoding": "ranks"}}, "env_kwargs must be an object .*without obs_encoding"),
+        ({"obs_encoding": ["ranks"]}, r"the model spec's obs_encoding must be a non-empty string, got \['ranks'\]"),
+        ({"observation_shape": "951"}, "the model spec's observation_shape must be a list of positive integers"),
+        ({"observation_shape": [0]}, "the model spec's observation_shape must be a list of positive integers"),
+        ({"num_actions": "8"}, "the model spec's num_actions must be a positive integer, got '8'"),
+        ({"num_actions": True}, "the model spec's num_actions must be a positive integer, got True"),
+        ({"library_version": None}, "the model spec's library_version must be a non-empty string, got None"),
+        ({"card": 5}, r"the model spec's card must be a string \(or null\), got 5"),
+        ({"spec_version": True}, "model spec version True; this library reads 1"),
+        ({"env_id": "CartPole-v1"}, "trained on CartPole-v1, which patience_gym .* does not register"),
+        (
+            {"env_kwargs": {"bogus": 1}},
+            r"the spec's env_kwargs \{'bogus': 1\} are not options of .*'bogus'",
+        ),
+        (
+            {"env_kwargs": {"wrap_ranks": "yes"}},
+            "the spec's env_kwargs .* 'wrap_ranks' for golf must be True or False",
+        ),
+        ({"obs_encoding": "nope"}, "the spec's obs_encoding 'nope' is refused: unknown obs_encoding 'nope' for golf"),
+    ],
+)
+def test_a_malformed_spec_is_refused_naming_its_field(
+    stamped: Path, tmp_path: Path, changes: dict[str, Any], message: str
+) -> None:
+    """A spec whose fields have the wrong type, or that its env would not take, is named at load: never a crash
+    elsewhere (``'str' object is not a mapping``) nor a mismatch that contradicts itself (``8`` against ``'8'``)."""
+    from agents.load import load_for_env
+    from agents.registry import make_agent
+
+    broken = _restamped(stamped, tmp_path / "broken.zip", **changes)
+    with pytest.raises(ModelSpecError, match=message):
+        load(broken)
+    with pytest.raises(ModelSpecError, match=message):
+        load_for_env(broken, ENV, {"obs_encoding": "ranks"})
+    with pytest.raises(ValueError, match=message):
+        make_agent(f"ppo:{broken}", "golf", env_id=ENV, env_kwargs={"obs_encoding": "ranks"})
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

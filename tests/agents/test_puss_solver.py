@@ -3,6 +3,7 @@ budgets, the safe-play and bound reasoning, and the agent."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium as gym
@@ -234,7 +235,7 @@ HARD_SEED = next(s for s in range(50) if greedy_loses(s))
 @pytest.mark.parametrize("greedy_start", [True, False])
 def test_node_budget_is_respected_and_never_gives_a_false_loss(greedy_start):
     game, state = deal(HARD_SEED)
-    for budget in (0, 1, 10, 200):
+    for budget in (1, 10, 200):
         sol = solve(game, state, max_nodes=budget, greedy_start=greedy_start)
         assert sol.nodes <= budget
         assert sol.verdict in ("unknown", "won") and sol.proven == (sol.verdict == "won")
@@ -282,3 +283,34 @@ def test_agent_re_solves_when_the_position_leaves_its_plan():
         action = agent.act(unwrapped, np.zeros(1), mask)  # type: ignore[arg-type]
         assert mask[action]
         env.step(action)
+
+
+def test_a_budget_that_is_not_positive_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    """solve, the agent (``solver:max_seconds=0`` too) and the CLI refuse it before any search; None: no limit."""
+    from agents.solvers import puss as puss_solver
+
+    game, state = deal(0)
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"max_nodes": 0}, "max_nodes must be a positive integer (or None), got 0"),
+        ({"max_nodes": -5}, "max_nodes must be a positive integer (or None), got -5"),
+        ({"max_nodes": 10.0}, "max_nodes must be a positive integer (or None), got 10.0"),
+        ({"max_seconds": 0}, "max_seconds must be a positive number of seconds (or None), got 0"),
+        ({"max_seconds": -1.5}, "max_seconds must be a positive number of seconds (or None), got -1.5"),
+        ({"max_seconds": float("nan")}, "max_seconds must be a positive number of seconds (or None), got nan"),
+    ]
+    for budget, message in cases:
+        for call in (functools.partial(solve, game, state), PussSolverAgent):
+            with pytest.raises(ValueError) as refused:
+                call(**budget)
+            assert str(refused.value) == message
+    for spec in ("solver:max_nodes=0", "solver:max_seconds=0"):
+        with pytest.raises(ValueError, match=r"max_(nodes|seconds) must be a positive"):
+            make_agent(spec, "puss_in_the_corner")
+    for argv, message in [
+        (["--max-nodes", "-5"], "--max-nodes must be a positive integer (or left out: no limit), got -5"),
+        (["--max-seconds", "0"], "--max-seconds must be a positive number of seconds (or left out: no limit)"),
+    ]:
+        with pytest.raises(SystemExit) as exit_info:
+            puss_solver.main(["--seed", "2", *argv])
+        assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert PussSolverAgent(max_nodes=None, max_seconds=None).max_nodes is None

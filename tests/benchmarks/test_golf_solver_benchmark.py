@@ -14,7 +14,7 @@ import pytest
 
 from agents.evaluation.sharding import run_sharded
 from benchmarks import golf_solver as bench
-from tests.helpers import RunBenchmark
+from tests.helpers import AssertRefused, RunBenchmark
 
 RULES = bench.RULE_SETS
 
@@ -99,6 +99,20 @@ def test_solver_cli_rejects_bad_sharding_options(run_benchmark: RunBenchmark) ->
         done = run_benchmark("benchmarks.golf_solver", *argv)
         assert done.returncode != 0  # SystemExit
         assert message in done.stderr
+
+
+def test_a_budget_that_is_not_positive_is_refused_by_name(assert_refused: AssertRefused) -> None:
+    """The script and its functions refuse a zero or negative --max-nodes before solving anything (omitted: exact)."""
+    assert_refused(
+        bench.main,
+        [
+            (["--max-nodes", "0"], "--max-nodes must be a positive integer (or left out: no limit), got 0"),
+            (["--max-nodes", "-1"], "--max-nodes must be a positive integer (or left out: no limit), got -1"),
+        ],
+    )
+    for call in (lambda: bench.solve_deals({}, 2, 0, 0), lambda: bench.measure(2, 0, 0, -3)):
+        with pytest.raises(ValueError, match="max_nodes must be a positive integer"):
+            call()
 
 
 # --- on a local 2-worker Ray cluster ---

@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.helpers import RunBenchmark
+import pytest
+
+from benchmarks import puss_solver as bench
+from tests.helpers import AssertRefused, RunBenchmark
 from tests.helpers.puss import greedy_loses
 
 HARD_SEED = next(s for s in range(50) if greedy_loses(s))
@@ -23,3 +26,17 @@ def test_benchmark_solves_and_replays_a_few_deals(tmp_path: Path, run_benchmark:
     assert all(r["cards"] >= r["greedy_cards"] and r["nodes"] > 0 for r in run["searched_rows"])
     text = (tmp_path / "puss_solver.md").read_text()
     assert "| defaults | solver (perfect knowledge) |" in text and "| defaults | greedy |" in text
+
+
+def test_a_budget_that_is_not_positive_is_refused_by_name(assert_refused: AssertRefused) -> None:
+    """The script and :func:`measure` refuse a zero or negative budget before solving anything."""
+    assert_refused(
+        bench.main,
+        [
+            (["--max-nodes", "0"], "--max-nodes must be a positive integer, got 0"),
+            (["--max-nodes", "-5"], "--max-nodes must be a positive integer, got -5"),
+            (["--max-seconds", "0"], "--max-seconds must be a positive number of seconds, got 0.0"),
+        ],
+    )
+    with pytest.raises(ValueError, match="max_seconds must be a positive number of seconds"):
+        bench.measure(1, 0, 1000, -1.0, {})

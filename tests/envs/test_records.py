@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,11 @@ from patience_gym.records import (
     GameRecord,
     RecordEpisodes,
     RecordError,
+    check_record_files,
+    check_rules,
     load_record,
     record_episode,
+    record_file_name,
     replay,
     save_record,
 )
@@ -92,6 +96,95 @@ def test_illegal_attempts_are_not_moves() -> None:
     env.step(illegal)
     env.step(legal)
     assert env.record is not None and env.record.moves == [env.unwrapped.describe_action(legal)]  # type: ignore[attr-defined]
+
+
+def test_replay_refuses_an_env_of_other_rules_or_another_id() -> None:
+    greedy = make_agent("greedy", "golf")
+    for seed in range(20):  # under the other rules many of these games replay move for move
+        record = record_episode("patience_gym/Golf-v0", greedy, seed)
+        for kwargs in ({"wrap_ranks": True}, {"queens_on_kings": True}):
+            name = next(iter(kwargs))
+            with pytest.raises(RecordError, match=f"by other rules than the record's: {name}=False in the record, "):
+                list(replay(record, env=gym.make("patience_gym/Golf-v0", **kwargs)))
+    with pytest.raises(
+        RecordError, match="record is for env patience_gym/Golf-v0, but the env given is .*GolfRound-v0"
+    ):
+        next(replay(record, env=gym.make("patience_gym/GolfRound-v0")))
+    from patience_gym.envs.golf import GolfEnv
+
+    both = "queens_on_kings=False in the record, True in the env; wrap_ranks=False in the record, True in the env"
+    with pytest.raises(RecordError, match=both):  # an env not made by gym.make, by its rules
+        check_rules(record, GolfEnv(wrap_ranks=True, queens_on_kings=True))
+    with pytest.raises(
+        RecordError, match="'wrap_rank' is neither an argument of .*Golf-v0 nor one of its rule options"
+    ):
+        check_rules(dataclasses.replace(record, env_kwargs={"wrap_rank": True}), GolfEnv())
+    with pytest.raises(RecordError, match="option 'wrap_ranks' for golf must be True or False, got 1"):
+        check_rules(dataclasses.replace(record, env_kwargs={"wrap_ranks": 1}), GolfEnv())
+
+
+def test_replay_takes_an_env_of_the_same_rules_with_other_observations() -> None:
+    kwargs: dict[str, Any] = {"queens_on_kings": True}
+    record = record_episode("patience_gym/Golf-v0", make_agent("greedy", "golf"), seed=5, env_kwargs=kwargs)
+    rewards = [s[1] for s in replay(record)]
+    from patience_gym.envs.golf import GolfEnv
+
+    for env in (
+        gym.make("patience_gym/Golf-v0", queens_on_kings=True, obs_encoding="planes", render_mode="ansi"),
+        gym.make("patience_gym/Golf-v0", queens_on_kings=True, wrap_ranks=False, illegal_action="raise"),
+        GolfEnv(queens_on_kings=True),
+    ):
+        assert [s[1] for s in replay(record, env=env)] == rewards
+    default = record_episode("patience_gym/Golf-v0", make_agent("greedy", "golf"), seed=5)
+    assert len(list(replay(default, env=gym.make("patience_gym/Golf-v0", queens_on_kings=False)))) == len(default.moves)
+
+
+def test_recorder_never_writes_over_a_record_and_refuses_before_the_game(tmp_path: Path) -> None:
+    golf = RecordEpisodes(gym.make("patience_gym/Golf-v0"), agent="greedy", directory=tmp_path)
+    _play(golf, "greedy", seed=0)
+    path = tmp_path / "Golf-v0-greedy-seed0.json"
+    first = path.read_text()
+    for env in (  # other rules, the same file name; or the same wrapper on the same seed again
+        RecordEpisodes(gym.make("patience_gym/Golf-v0", wrap_ranks=True), agent="greedy", directory=tmp_path),
+        golf,
+    ):
+        with pytest.raises(FileExistsError, match=f"{path} already exists: RecordEpisodes does not write a game"):
+            env.reset(seed=0)
+    assert path.read_text() == first and golf.paths == [path]
+    fresh = RecordEpisodes(gym.make("patience_gym/Golf-v0", wrap_ranks=True), agent="greedy", directory=tmp_path)
+    with pytest.raises(FileExistsError):
+        fresh.reset(seed=0)
+    assert fresh.record is None and fresh.unwrapped.state is None  # type: ignore[attr-defined]  # nothing dealt
+    unseeded = [RecordEpisodes(gym.make("patience_gym/Golf-v0"), directory=tmp_path / "u") for _ in range(2)]
+    _play(unseeded[0], "random", seed=None)  # type: ignore[arg-type]
+    with pytest.raises(FileExistsError, match="Golf-v0-agent-episode1.json already exists"):
+        unseeded[1].reset()
+
+
+def test_save_record_without_overwrite_leaves_the_file(tmp_path: Path) -> None:
+    record = record_episode("patience_gym/Golf-v0", make_agent("greedy", "golf"), seed=1)
+    path = tmp_path / "game.json"
+    path.write_text("keep me")
+    with pytest.raises(FileExistsError, match="game.json already exists; a game record is not written over it"):
+        save_record(record, path, overwrite=False)
+    assert path.read_text() == "keep me"
+    assert load_record(save_record(record, path)) == record  # overwriting is still the default
+
+
+def test_a_run_whose_record_files_collide_or_exist_is_refused_up_front(tmp_path: Path) -> None:
+    golf = "patience_gym/Golf-v0"
+    assert record_file_name(golf, "ppo:runs/model.zip", 3) == "Golf-v0-ppo-runs-model.zip-seed3.json"
+    assert record_file_name(golf, None, None, episode=2) == "Golf-v0-agent-episode2.json"
+    check_record_files(tmp_path / "new", golf, ["random", "greedy"], range(5))  # nothing there yet
+    with pytest.raises(ValueError, match=r"seed 2 is given twice: both its games would write the record .*seed2\.json"):
+        check_record_files(tmp_path, golf, ["random"], [1, 2, 3, 2])
+    with pytest.raises(ValueError, match=r"agents 'ppo:a b' and 'ppo:a-b' would write the same record files"):
+        check_record_files(tmp_path, golf, ["ppo:a b", "ppo:a-b"], [0])
+    for seed in (3, 4):
+        (tmp_path / record_file_name(golf, "greedy", seed)).write_text("kept")
+    check_record_files(tmp_path, golf, ["random"], range(10))  # another agent's files
+    with pytest.raises(FileExistsError, match=r"greedy-seed3\.json already exists \(and 1 more of this run's record"):
+        check_record_files(tmp_path, golf, ["random", "greedy"], range(10))
 
 
 def _golf_record(tmp_path: Path) -> tuple[dict[str, Any], Path]:

@@ -193,6 +193,9 @@ def test_bad_input_is_refused_by_name() -> None:
     state = golf.init(np.random.default_rng(0))
     with pytest.raises(IllegalActionError, match="not legal"):
         golf.chance(state, 99)
+    for rng in (None, 0, np.random.RandomState(0)):
+        with pytest.raises(TypeError, match="determinize draws from a numpy Generator"):
+            golf.determinize(state, rng)
     twice = GolfState([col[:] for col in state.columns], state.waste + [state.columns[0][0]], state.stock, state.pos)
     with pytest.raises(ValueError, match="seen more often than the deck holds them.*1 of each"):
         golf.determinize(twice, np.random.default_rng(0))

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from patience_gym import ENVS
 from patience_gym.cards import CODE
+from patience_gym.core import IllegalActionError
 from patience_gym.games.golf_board import format_board
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -70,6 +71,30 @@ def test_action_notation_is_a_bijection_on_the_legal_moves(position):
     assert [env.action_from_description(t) for t in texts] == legal
     every = [env.describe_action(a) for a in range(env.action_space.n)]
     assert len(set(every)) == len(every)
+
+
+@SETTINGS
+@given(positions, st.integers(0, 2**31 - 1))
+def test_play_refuses_an_illegal_action_and_leaves_the_state_unchanged(position, pick):
+    """``Game.play`` is ``apply`` checked: an illegal, out-of-range or non-integer action is an IllegalActionError
+    naming it and the legal moves, and the state is not touched; a legal one plays as ``apply`` does."""
+    env = reach(*position)
+    game, state = env.game, env.state
+    legal = set(env.legal_actions())
+    illegal = [a for a in range(game.num_actions) if a not in legal]
+    before = state.copy()
+    for action in [illegal[pick % len(illegal)], -1, game.num_actions]:
+        with pytest.raises(IllegalActionError, match=rf"illegal action {action} \(.*\) in {game.name}; legal: "):
+            game.play(state, action)
+        assert state == before
+    for junk in (1.0, True, "0", None):
+        with pytest.raises(IllegalActionError, match="an action is an int"):
+            game.play(state, junk)
+    if legal:
+        action = min(legal)
+        checked, unchecked = state.copy(), state.copy()
+        assert game.play(checked, np.int64(action)) == game.apply(unchecked, action)
+        assert checked == unchecked
 
 
 def _card_fields(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], str]]:

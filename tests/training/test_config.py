@@ -179,6 +179,26 @@ def test_file_level_errors_are_one_line(tmp_path, capsys):
         assert message in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_a_key_given_twice_is_refused_not_overwritten(tmp_path, capsys):
+    """Plain YAML keeps the last of two equal keys silently; a config, or a YAML flag, that gives one twice is refused
+    naming the key and its line."""
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("patience_gym/Golf-v0:\n  n_envs: 2\n  n_envs: 3\n")
+    with pytest.raises(ConfigError, match=r"twice.yaml: not valid YAML: line 3, column 3: key 'n_envs' is given twice"):
+        load_config(twice)
+    twice.write_text("patience_gym/Golf-v0:\n  n_envs: 2\npatience_gym/Golf-v0:\n  n_envs: 3\n")
+    with pytest.raises(ConfigError, match=r"line 3, column 1: key 'patience_gym/Golf-v0' is given twice"):
+        load_config(twice)
+    for flag, message in (
+        ("{obs_encoding: planes, obs_encoding: runs}", "key 'obs_encoding' is given twice"),
+        ("{obs_encoding: ", "not valid YAML: line 1, column 16"),
+    ):
+        assert experiment.main(["--env-kwargs", flag, "--run-dir", str(tmp_path / "run")]) == 2
+        err = capsys.readouterr().err
+        assert "--env-kwargs" in err and message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

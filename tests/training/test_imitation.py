@@ -276,3 +276,25 @@ def test_a_kept_recording_of_other_games_or_a_broken_file_is_refused_before_anyt
         collect(GOLF, KWARGS, "greedy", seeds=[1], state_dir=tmp_path, shard_size=0)
     with pytest.raises(ValueError, match="no seeds"):
         collect(GOLF, KWARGS, "greedy", seeds=[])
+    # A teacher dir that cannot hold the shards (a file in the way) is refused before any game.
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    with pytest.raises(ValueError, match="teacher dir .*afile cannot keep the finished shards"):
+        collect(GOLF, KWARGS, "greedy", seeds=range(2), gamma=1.0, state_dir=afile)
+
+
+def test_a_teacher_dir_that_cannot_keep_the_games_is_a_config_error_before_training(tmp_path, monkeypatch):
+    from agents.training import imitation
+
+    def no_play(*args, **kwargs):
+        raise AssertionError("a game was played before the teacher dir was checked")
+
+    monkeypatch.setattr(imitation, "_record", no_play)
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    config = {GOLF: {"env_kwargs": KWARGS, "pretrain": {"teacher": "greedy", "episodes": 4, "teacher_dir": str(afile)}}}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError, match="pretrain.teacher_dir .*afile cannot keep the finished shards"):
+        experiment.setup(experiment.parse_args(["--config", str(path), "--run-dir", str(tmp_path / "run")]))
+    assert not (tmp_path / "run").exists()
