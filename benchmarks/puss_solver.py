@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variants", action="store_true", help="also the other rule readings (see above)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for puss_solver.json and .md")
     args = parser.parse_args(argv)
+    if args.deals < 1:
+        parser.error("--deals must be at least 1")
     check_budget_option(parser, "--max-nodes", args.max_nodes, integer=True, unlimited=None)
     check_budget_option(parser, "--max-seconds", args.max_seconds, integer=False, unlimited=None)
     rule_sets = [{}, *VARIANTS] if args.variants else [{}]

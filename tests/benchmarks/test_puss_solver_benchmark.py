@@ -36,6 +36,7 @@ def test_a_budget_that_is_not_positive_is_refused_by_name(assert_refused: Assert
             (["--max-nodes", "0"], "--max-nodes must be a positive integer, got 0"),
             (["--max-nodes", "-5"], "--max-nodes must be a positive integer, got -5"),
             (["--max-seconds", "0"], "--max-seconds must be a positive number of seconds, got 0.0"),
+            (["--deals", "0"], "--deals must be at least 1"),
         ],
     )
     with pytest.raises(ValueError, match="max_seconds must be a positive number of seconds"):
