@@ -277,6 +277,8 @@ def evaluate(
     game_name = gym.make(env_id, **(env_kwargs or {})).unwrapped.game.name  # type: ignore[attr-defined]
     labels = agent_labels(agent_specs)
     agents = [_make_agent(env_id, spec, name, game_name, seed, env_kwargs) for spec, name in zip(agent_specs, labels)]
+    if records is not None:  # every agent's record files, before the first deal
+        check_record_files(records, env_id, [agent.name for agent in agents], seeds)
     return [play_episodes(env_id, agent, seeds, env_kwargs, records) for agent in agents]
 
 

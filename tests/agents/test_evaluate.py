@@ -346,6 +346,8 @@ def test_evaluate_sharded_and_play_episodes_refuse_record_files_up_front(tmp_pat
     (tmp_path / "Golf-v0-greedy-seed4.json").write_text("kept")
     with pytest.raises(FileExistsError, match="Golf-v0-greedy-seed4.json already exists"):
         evaluate_sharded("patience_gym/Golf-v0", None, ["random", "greedy"], range(5), records=tmp_path)
+    with pytest.raises(FileExistsError, match="Golf-v0-greedy-seed4.json already exists"):  # the first agent's too
+        evaluate("patience_gym/Golf-v0", ["random", "greedy"], 5, records=tmp_path)
     with pytest.raises(ValueError, match="seed 1 is given twice"):
         play_episodes("patience_gym/Golf-v0", make_agent("random", "golf"), [0, 1, 1], records=tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["Golf-v0-greedy-seed4.json"]  # no deal was played
