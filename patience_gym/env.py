@@ -60,8 +60,14 @@ class PatienceEnv(gym.Env[np.ndarray, np.int64]):
         **rule_options: Any,
     ) -> None:
         if game is not None and self.game_name is not None and game != self.game_name:
+            given = game.name if isinstance(game, Game) else game
+            if given == self.game_name:  # a Game object: its rule options belong in the env's kwargs
+                raise TypeError(
+                    f"{type(self).__name__} plays {self.game_name!r} and makes its own Game: give rule options as "
+                    f"keyword arguments (gym.make(id, wrap_ranks=True)), not game={game!r}"
+                )
             raise TypeError(
-                f"{type(self).__name__} plays {self.game_name!r}; make the env of {game!r} by its own id "
+                f"{type(self).__name__} plays {self.game_name!r}; make the env of {given!r} by its own id "
                 "(see patience_gym.ENVS) instead of passing game="
             )
         if isinstance(game, Game):

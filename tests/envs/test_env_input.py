@@ -78,8 +78,12 @@ def test_bad_constructor_arguments_are_clear_errors():
         gym.make("patience_gym/Giant-v0", obs_encoding=3)
     with pytest.raises(ValueError, match="unknown render_mode 5"):
         GolfEnv(render_mode=5)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="plays 'giant'"):
+    with pytest.raises(TypeError, match="plays 'giant'; make the env of 'golf' by its own id"):
         gym.make("patience_gym/Giant-v0", game="golf")
+    with pytest.raises(TypeError, match="plays 'giant'; make the env of 'golf' by its own id"):
+        gym.make("patience_gym/Giant-v0", game=GolfEnv().game)
+    with pytest.raises(TypeError, match=r"plays 'golf' and makes its own Game: give rule options as keyword"):
+        gym.make("patience_gym/Golf-v0", game=GolfEnv(wrap_ranks=True).game)
     with pytest.raises(TypeError, match="unknown option 'queens_on_king'"):
         gym.make("patience_gym/Golf-v0", queens_on_king=True)
 
