@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 import gymnasium as gym
 import numpy as np
@@ -376,18 +376,14 @@ def agent_settings(agent: Agent, spec: str) -> dict[str, Any]:
     settings = {
         k: v
         for k, v in sorted(vars(agent).items())
-        if not k.startswith("_") and (v is None or isinstance(v, (bool, int, str)) or _finite_float(v))
+        if not k.startswith("_") and (v is None or isinstance(v, (bool, str)) or _is_number(v))
     }
     if spec.startswith("ppo:"):
         settings["model_sha256"] = hashlib.sha256(model_file(spec[4:]).read_bytes()).hexdigest()
     return settings
 
 
-def _finite_float(value: Any) -> bool:
-    return isinstance(value, float) and math.isfinite(value)
-
-
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     """A finite JSON number (not a bool)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -419,7 +415,7 @@ def kept_block_problem(data: dict[str, Any]) -> str | None:
     moves, seconds = data.get("moves"), data.get("seconds")
     if not isinstance(moves, int) or isinstance(moves, bool) or moves < 0:
         return "does not hold a count of moves"
-    if not (isinstance(seconds, (int, float)) and _is_number(seconds) and seconds >= 0):
+    if not _is_number(seconds) or seconds < 0:
         return "does not hold the seconds it took"
     return None
 
