@@ -162,7 +162,8 @@ class LogitsPolicy(MaskableActorCriticPolicy):
     them all, as the models trained before this option did; for
     :class:`MoveListScorer`, whose unlisted actions' logits sit at -10, that
     saturates the value MLP's tanh units, and the critic's output stops depending
-    on the position (see ``docs/pages/research.md``).
+    on the position (see ``docs/pages/research.md``). Then a separate critic
+    extractor with a ``critic_only`` attribute has it set, so that it may skip the logits.
     """
 
     def __init__(self, *args: Any, critic_reads_logits: bool = True, **kwargs: Any) -> None:
@@ -190,6 +191,9 @@ class LogitsPolicy(MaskableActorCriticPolicy):
     def _build(self, lr_schedule: Schedule) -> None:
         super()._build(lr_schedule)
         self.action_net = FirstLogits(int(self.action_space.n))  # type: ignore[attr-defined]
+        critic = self.vf_features_extractor
+        if not self.share_features_extractor and not self.critic_reads_logits and hasattr(critic, "critic_only"):
+            setattr(critic, "critic_only", True)  # noqa: B010 - its logits are never read: it may skip them
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )

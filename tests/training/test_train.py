@@ -289,6 +289,7 @@ def test_every_committed_config_loads():
     [
         "puss.yaml",
         "miss_milligan.yaml",
+        "giant.yaml",
         "puss_moves_replay_all.yaml",
         "miss_milligan_pocket_moves_endgame.yaml",
     ],
