@@ -27,6 +27,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from patience_gym.features.rules import layout as L
+from patience_gym.games.milligan import _P_FOUND as P_FOUND
+from patience_gym.games.milligan import _P_RESERVE as P_RESERVE
+from patience_gym.games.milligan import _P_ROW as P_ROW
 from patience_gym.games.milligan import PLANE_WIDTH, PLANES_SIZE
 from patience_gym.games.milligan_tables import (
     COLUMN_TO_RESERVE,
@@ -50,8 +53,6 @@ RESERVE_PILE = NUM_COLUMNS
 CARD_PILE = NUM_COLUMNS + 1  # a foundation's top card coming down
 PILES = NUM_COLUMNS + 2
 SUITS = 4
-# The planes' per-card fields (patience_gym.games.milligan, "planes" layout).
-_FOUND, _RESERVE, _ROW = NUM_COLUMNS, NUM_COLUMNS + 1, NUM_COLUMNS + 3
 GLOBALS = 5  # stock left, idle moves left, the deal flag, reserve size / 13, cards on the foundations / 104
 
 
@@ -72,9 +73,9 @@ def read_position(obs: torch.Tensor) -> Position:
     columns = planes[:, :, :NUM_COLUMNS]
     in_column = columns.amax(dim=2) > 0.5
     pile = torch.where(in_column, columns.argmax(dim=2), RESERVE_PILE)
-    in_pile = in_column | (planes[:, :, _RESERVE] > 0.5)
+    in_pile = in_column | (planes[:, :, P_RESERVE] > 0.5)
     scale = torch.where(in_column, MAX_COLUMN - 1, MAX_RUN - 1)
-    row = torch.round(planes[:, :, _ROW] * scale).long()
+    row = torch.round(planes[:, :, P_ROW] * scale).long()
     b, inst = torch.nonzero(in_pile, as_tuple=True)
     p = pile[b, inst]
     lengths = torch.zeros(n, PILES, dtype=torch.long, device=obs.device)
@@ -82,7 +83,7 @@ def read_position(obs: torch.Tensor) -> Position:
     depth = lengths[b, p] - 1 - row[b, inst]
     keep = depth < WORK
     piles[b[keep], p[keep], depth[keep]] = card[inst[keep]]
-    on_found = (planes[:, :, _FOUND] > 0.5).long()
+    on_found = (planes[:, :, P_FOUND] > 0.5).long()
     copies = torch.zeros(n, TOTAL_CARDS // 2, dtype=torch.long, device=obs.device)
     copies.index_add_(1, card - 1, on_found)
     copies = copies.view(n, SUITS, 13)
