@@ -10,7 +10,10 @@ its rank and suit, the card beneath it, whether it is built on that card by the 
 ranks its suit's foundations need before it, its depth from the exposed end. The tokens are summed
 and max-pooled, and a small MLP maps them, with the foundation heights and counts, to one value. A
 move's logit is its afterstate's value. The critic reads the same pooled tokens of the position itself.
-No evaluation, lookahead or replay of a heuristic is read: :func:`afterstates` is tested against the
+A move changes only the tokens of the piles it takes from and adds to, and of the suit whose foundation it
+changes (:class:`Change`), so only those are embedded again for its afterstate: the others' sums and
+maxima are the position's, pooled per (pile, suit) cell, and the values equal those of embedding every
+token (tested). No evaluation, lookahead or replay of a heuristic is read: :func:`afterstates` is tested against the
 game's own ``apply``.
 
 Use it with :class:`agents.training.networks.LogitsPolicy`, ``critic_reads_logits: false`` and
@@ -52,14 +55,16 @@ WORK = DEPTH + MAX_RUN
 RESERVE_PILE = NUM_COLUMNS
 CARD_PILE = NUM_COLUMNS + 1  # a foundation's top card coming down
 PILES = NUM_COLUMNS + 2
+TOKEN_PILES = NUM_COLUMNS + 1  # the columns and the reserve
 SUITS = 4
+CELLS = TOKEN_PILES * SUITS  # tokens are pooled per (pile, suit) before the afterstates reuse them
 GLOBALS = 5  # stock left, idle moves left, the deal flag, reserve size / 13, cards on the foundations / 104
 
 
 class Position(NamedTuple):
     """Positions as the player sees them (``n`` of them)."""
 
-    piles: torch.Tensor  # (n, PILES, WORK + 1) card + 1 from the exposed end (0: none); the last entry is always 0
+    piles: torch.Tensor  # (n, PILES, WORK + 1) int16: card + 1 from the exposed end (0: none); the last entry 0
     found: torch.Tensor  # (n, 4, 2) each suit's foundation heights, lower first
     glob: torch.Tensor  # (n, GLOBALS)
 
@@ -69,7 +74,7 @@ def read_position(obs: torch.Tensor) -> Position:
     n = obs.shape[0]
     planes = obs[:, : TOTAL_CARDS * PLANE_WIDTH].view(n, TOTAL_CARDS, PLANE_WIDTH)
     card = torch.arange(TOTAL_CARDS, device=obs.device) // 2 + 1  # instance 2c and 2c + 1 are card c
-    piles = torch.zeros(n, PILES, WORK + 1, dtype=torch.long, device=obs.device)
+    piles = torch.zeros(n, PILES, WORK + 1, dtype=torch.int16, device=obs.device)
     columns = planes[:, :, :NUM_COLUMNS]
     in_column = columns.amax(dim=2) > 0.5
     pile = torch.where(in_column, columns.argmax(dim=2), RESERVE_PILE)
@@ -82,7 +87,7 @@ def read_position(obs: torch.Tensor) -> Position:
     lengths.index_put_((b, p), torch.ones_like(p), accumulate=True)
     depth = lengths[b, p] - 1 - row[b, inst]
     keep = depth < WORK
-    piles[b[keep], p[keep], depth[keep]] = card[inst[keep]]
+    piles[b[keep], p[keep], depth[keep]] = card[inst[keep]].to(piles.dtype)
     on_found = (planes[:, :, P_FOUND] > 0.5).long()
     copies = torch.zeros(n, TOTAL_CARDS // 2, dtype=torch.long, device=obs.device)
     copies.index_add_(1, card - 1, on_found)
@@ -127,21 +132,21 @@ def afterstates(position: Position, owner: torch.Tensor, actions: torch.Tensor, 
     """
     device = actions.device
     kind, source, dest, count = (t.to(device)[actions] for t in (_KIND, _SOURCE, _DEST, _COUNT))
-    piles = position.piles[owner].clone()
+    piles = position.piles[owner]  # a copy
     m = torch.arange(len(actions), device=device)
     down = kind == FOUNDATION_TO_COLUMN
-    piles[m[down], CARD_PILE, 0] = moved[down].long()
-    take = nn.functional.one_hot(source, PILES) * count.unsqueeze(1)
-    add = nn.functional.one_hot(dest.clamp(min=0), PILES) * (count * (dest >= 0)).unsqueeze(1)
+    piles[m[down], CARD_PILE, 0] = moved[down].to(piles.dtype)
+    taken = piles[m, source]  # (moves, WORK + 1); its last entry, always 0, pads the shifts
     d = torch.arange(WORK, device=device)
-    own = (d - add.unsqueeze(2) + take.unsqueeze(2)).clamp(0, WORK)  # (moves, PILES, WORK)
-    kept = piles.gather(2, own)
-    landed = piles[m, source, :WORK].unsqueeze(1).expand(-1, PILES, -1)
-    after = torch.where(d < add.unsqueeze(2), landed, kept)
-    after = torch.cat([after, torch.zeros_like(after[:, :, :1])], dim=2)
-    after[:, CARD_PILE] = 0
+    left = taken.gather(1, (d + count.unsqueeze(1)).clamp(max=WORK))
+    onto = piles[m, dest.clamp(min=0)].gather(1, (d - count.unsqueeze(1)).clamp(min=0))
+    landed = torch.where(d < count.unsqueeze(1), taken[:, :WORK], onto)
+    piles[m, source, :WORK] = left
+    adds = dest >= 0
+    piles[m[adds], dest[adds], :WORK] = landed[adds]
+    piles[:, CARD_PILE] = 0
     # The foundations: a card up raises the pile one below it, a top card down lowers the pile it tops.
-    card = piles[m, source, 0] - 1
+    card = taken[:, 0].long() - 1
     suit = (card // 13).clamp(min=0)
     rank = card % 13 + 1
     found = position.found[owner].clone()
@@ -153,16 +158,48 @@ def afterstates(position: Position, owner: torch.Tensor, actions: torch.Tensor, 
     found = found.sort(dim=2).values
     glob = position.glob[owner].clone()
     glob[:, 2] = (count == 0).to(glob.dtype)
-    glob[:, 3] = (after[:, RESERVE_PILE] > 0).sum(dim=1).to(glob.dtype) / MAX_RUN
+    glob[:, 3] = (piles[:, RESERVE_PILE] > 0).sum(dim=1).to(glob.dtype) / MAX_RUN
     glob[:, 4] = found.sum(dim=(1, 2)).to(glob.dtype) / TOTAL_CARDS
-    return Position(after, found, glob)
+    return Position(piles, found, glob)
+
+
+class Change(NamedTuple):
+    """What a move may change of its position's tokens; every other token of its afterstate is the position's own.
+
+    A move rewrites the piles it takes from and adds to (their cards' depths shift), and a move to or from a
+    foundation changes how long every card of that suit waits.
+    """
+
+    source: torch.Tensor  # (moves,) the token pile it takes from (TOKEN_PILES: none)
+    dest: torch.Tensor  # (moves,) the token pile it adds to (TOKEN_PILES: none)
+    suit: torch.Tensor  # (moves,) the suit whose foundation it changes (SUITS: none)
+
+
+def change(position: Position, owner: torch.Tensor, actions: torch.Tensor, moved: torch.Tensor) -> Change:
+    """The :class:`Change` of each move (arguments as for :func:`afterstates`)."""
+    device = actions.device
+    kind, source, dest, count = (t.to(device)[actions] for t in (_KIND, _SOURCE, _DEST, _COUNT))
+    none = torch.full_like(source, TOKEN_PILES)
+    source_pile = torch.where((count > 0) & (source < TOKEN_PILES), source, none)
+    dest_pile = torch.where((count > 0) & (dest >= 0), dest, none)
+    top = position.piles[owner, source, 0]
+    card = torch.where(kind == FOUNDATION_TO_COLUMN, moved.long(), top) - 1
+    foundation = (kind == TO_FOUNDATION) | (kind == FOUNDATION_TO_COLUMN)
+    suit = torch.where(foundation, card // 13, SUITS)
+    return Change(source_pile, dest_pile, suit)
 
 
 class PositionValue(nn.Module):
-    """Pooled card tokens of positions (:class:`Position`), and one value each."""
+    """Pooled card tokens of positions (:class:`Position`), and one value each.
+
+    :meth:`forward` embeds every token of every position. :meth:`afterstate_values` gives the same values
+    for the positions moves lead to, but embeds only the tokens a move may change (:class:`Change`):
+    the others are the position's own, pooled once per (pile, suit) cell.
+    """
 
     fits: torch.Tensor  # FITS[under, over]: ``over`` is built on ``under`` by the rules
     slot_depth: torch.Tensor  # each token slot's depth (the reserve's: DEPTH)
+    slot_pile: torch.Tensor  # each token slot's pile
 
     def __init__(self, width: int = 64, dim: int = 16) -> None:
         super().__init__()
@@ -180,18 +217,28 @@ class PositionValue(nn.Module):
         self.register_buffer("fits", torch.tensor(FITS, dtype=torch.bool).view(52, 52), persistent=False)
         depth = torch.cat([torch.arange(DEPTH).repeat(NUM_COLUMNS), torch.full((MAX_RUN,), DEPTH)])
         self.register_buffer("slot_depth", depth, persistent=False)
+        pile = torch.cat([torch.arange(NUM_COLUMNS).repeat_interleave(DEPTH), torch.full((MAX_RUN,), RESERVE_PILE)])
+        self.register_buffer("slot_pile", pile, persistent=False)
 
-    def features(self, position: Position) -> torch.Tensor:
-        """``(n, features_dim)``: the summed and max-pooled tokens, the globals, the heights, the vacancies."""
+    def tokens(self, position: Position, only: Change | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Each face-up card's token ``(tokens, width)``, its position and its (pile, suit) cell; with a
+        :class:`Change` of each position (``only``), only the cards it may change."""
         piles = position.piles
         n = piles.shape[0]
         columns = piles[:, :NUM_COLUMNS, : DEPTH + 1]
         reserve = piles[:, RESERVE_PILE, : MAX_RUN + 1]
         cards = torch.cat([columns[:, :, :DEPTH].reshape(n, -1), reserve[:, :MAX_RUN]], dim=1)
         unders = torch.cat([columns[:, :, 1:].reshape(n, -1), reserve[:, 1:]], dim=1)
-        owner, slot = torch.nonzero(cards, as_tuple=True)
-        c = cards[owner, slot] - 1
-        u = unders[owner, slot] - 1
+        present = cards > 0
+        if only is not None:
+            pile = self.slot_pile.unsqueeze(0)
+            suit = torch.div(cards - 1, 13, rounding_mode="floor")
+            present &= (
+                (pile == only.source.unsqueeze(1)) | (pile == only.dest.unsqueeze(1)) | (suit == only.suit.unsqueeze(1))
+            )
+        owner, slot = torch.nonzero(present, as_tuple=True)
+        c = cards[owner, slot].long() - 1
+        u = unders[owner, slot].long() - 1
         built = (u >= 0) & self.fits[u.clamp(min=0), c]
         rank = c % 13 + 1
         heights = position.found[owner, c // 13]
@@ -210,16 +257,74 @@ class PositionValue(nn.Module):
             ],
             dim=1,
         )
-        t = self.token(x)
-        summed = t.new_zeros(n, self.width).index_add(0, owner, t) / 16.0
-        index = owner.unsqueeze(1).expand(-1, self.width)
-        maxed = t.new_zeros(n, self.width).scatter_reduce(0, index, t, reduce="amax")
-        vacancies = (piles[:, :NUM_COLUMNS, 0] == 0).float().sum(dim=1, keepdim=True) / NUM_COLUMNS
+        return self.token(x), owner, self.slot_pile[slot] * SUITS + c // 13
+
+    def pooled(self, tokens: torch.Tensor, index: torch.Tensor, rows: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The tokens summed and max-pooled into ``rows`` rows by ``index`` (an empty row: zeros)."""
+        summed = tokens.new_zeros(rows, self.width).index_add(0, index, tokens)
+        expanded = index.unsqueeze(1).expand(-1, self.width)
+        maxed = tokens.new_zeros(rows, self.width).scatter_reduce(0, expanded, tokens, reduce="amax")
+        return summed, maxed
+
+    def cells(self, position: Position) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(n, CELLS, width)`` each: the tokens summed and max-pooled per (pile, suit) cell."""
+        n = position.piles.shape[0]
+        tokens, owner, cell = self.tokens(position)
+        summed, maxed = self.pooled(tokens, owner * CELLS + cell, n * CELLS)
+        return summed.view(n, CELLS, -1), maxed.view(n, CELLS, -1)
+
+    def head_features(self, position: Position, summed: torch.Tensor, maxed: torch.Tensor) -> torch.Tensor:
+        """``(n, features_dim)`` from the pooled tokens: with the globals, the heights, the vacancies."""
+        vacancies = (position.piles[:, :NUM_COLUMNS, 0] == 0).float().sum(dim=1, keepdim=True) / NUM_COLUMNS
         heights_all = self.heights(position.found.flatten(1)).flatten(1)
-        return torch.cat([summed, maxed, position.glob.float(), heights_all, vacancies], dim=1)
+        return torch.cat([summed / 16.0, maxed, position.glob.float(), heights_all, vacancies], dim=1)
+
+    def features(self, position: Position) -> torch.Tensor:
+        """``(n, features_dim)``: the summed and max-pooled tokens, the globals, the heights, the vacancies."""
+        tokens, owner, _ = self.tokens(position)
+        summed, maxed = self.pooled(tokens, owner, position.piles.shape[0])
+        return self.head_features(position, summed, maxed)
 
     def forward(self, position: Position) -> torch.Tensor:
         out: torch.Tensor = self.head(self.features(position)).squeeze(1)
+        return out
+
+    def afterstate_values(
+        self,
+        position: Position,
+        cells: tuple[torch.Tensor, torch.Tensor],
+        owner: torch.Tensor,
+        actions: torch.Tensor,
+        moved: torch.Tensor,
+    ) -> torch.Tensor:
+        """``forward(afterstates(position, owner, actions, moved))``, re-embedding only the tokens a move may
+        change (:class:`Change`); ``cells`` is :meth:`cells` of ``position``."""
+        after = afterstates(position, owner, actions, moved)
+        moves = change(position, owner, actions, moved)
+        n = position.piles.shape[0]
+        # Sums: the position's, less the changed piles and suit (inclusion-exclusion; index "none" pads zeros).
+        cell_sums = nn.functional.pad(cells[0].view(n, TOKEN_PILES, SUITS, -1), (0, 0, 0, 1, 0, 1))
+        pile_sums, suit_sums = cell_sums.sum(dim=2), cell_sums.sum(dim=1)
+        a, b, s = moves.source, moves.dest, moves.suit
+        summed = (
+            pile_sums.sum(dim=1)[owner]
+            - pile_sums[owner, a]
+            - pile_sums[owner, b]
+            - suit_sums[owner, s]
+            + cell_sums[owner, a, s]
+            + cell_sums[owner, b, s]
+        )
+        # Maxima: per pile, over the suits but one (or all), then over the piles the move leaves alone.
+        cell_max = cells[1].view(n, TOKEN_PILES, SUITS, -1)
+        others = [cell_max[:, :, [j for j in range(SUITS) if j != i]].amax(dim=2) for i in range(SUITS)]
+        but_one = torch.stack([*others, cell_max.amax(dim=2)], dim=2)  # (n, TOKEN_PILES, SUITS + 1, width)
+        piles = torch.arange(TOKEN_PILES, device=actions.device)
+        kept = ((piles != a.unsqueeze(1)) & (piles != b.unsqueeze(1))).unsqueeze(2).to(cell_max.dtype)
+        maxed = (but_one[owner, :, s] * kept).amax(dim=1)  # tokens are never negative (ReLU)
+        tokens, move, _ = self.tokens(after, moves)
+        new_summed, new_maxed = self.pooled(tokens, move, len(actions))
+        features = self.head_features(after, summed + new_summed, torch.maximum(maxed, new_maxed))
+        out: torch.Tensor = self.head(features).squeeze(1)
         return out
 
 
@@ -269,11 +374,13 @@ class MilliganAfterstates(BaseFeaturesExtractor):
         logits = torch.full((b, self.num_actions), self.unlisted, device=obs.device, dtype=obs.dtype)
         if self.critic_only:
             return torch.cat([logits, self.value.features(position).to(obs.dtype)], dim=1)
+        cells = self.value.cells(position)
+        own = self.value.head_features(position, cells[0].sum(dim=1), cells[1].amax(dim=1))
         rows = obs[:, self.global_size :].view(b, self.slots, L.ROW)
         listed = rows[:, :, L.ACTION] > 0
         owner, slot = torch.nonzero(listed, as_tuple=True)
         picked = rows[owner, slot]
         actions = torch.round(picked[:, L.ACTION] * self.num_actions).long() - 1
-        scores = self.value(afterstates(position, owner, actions, picked[:, L.MOVED]))
+        scores = self.value.afterstate_values(position, cells, owner, actions, picked[:, L.MOVED])
         logits = logits.index_put((owner, actions), scores.to(obs.dtype))
-        return torch.cat([logits, self.value.features(position).to(obs.dtype)], dim=1)
+        return torch.cat([logits, own.to(obs.dtype)], dim=1)
