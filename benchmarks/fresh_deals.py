@@ -13,7 +13,8 @@ its own observation encoding (greedy reads the position itself):
   on its ``runs`` encoding;
 * ``golf_round``: the same two Golf models on nine-hole rounds (GolfRound-v0), played hole by hole;
 * ``milligan``: ``miss_milligan_moves_critic`` on MissMilligan-v0's ``moves`` encoding;
-* ``giant``: ``giant_moves_critic_lr3e4_1m`` on Giant-v0's ``moves`` encoding;
+* ``giant``: ``giant_rules`` on Giant-v0's ``rules_moves`` encoding (rules only), and
+  ``giant_moves_critic_lr3e4_1m`` on its ``moves`` encoding;
 * ``pocket``: ``miss_milligan_pocket_moves_endgame`` on MissMilliganPocket-v0's ``moves_endgame`` encoding;
 * ``puss``: ``puss_moves_replay_all`` on PussInTheCorner-v0's ``moves_replay_all`` encoding.
 
@@ -56,7 +57,11 @@ GAMES = {
         False,
         (("models/miss_milligan_moves_critic.zip", "moves"),),
     ),
-    "giant": Game("patience_gym/Giant-v0", False, (("models/giant_moves_critic_lr3e4_1m.zip", "moves"),)),
+    "giant": Game(
+        "patience_gym/Giant-v0",
+        False,
+        (("models/giant_rules.zip", "rules_moves"), ("models/giant_moves_critic_lr3e4_1m.zip", "moves")),
+    ),
     "pocket": Game(
         "patience_gym/MissMilliganPocket-v0",
         False,
