@@ -124,6 +124,11 @@ def _action_tables() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Te
 _KIND, _SOURCE, _DEST, _COUNT = _action_tables()
 
 
+def _decoded(actions: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Each action's kind, source pile, destination pile (-1: none) and cards moved (:func:`_action_tables`)."""
+    return tuple(t.to(actions.device)[actions] for t in (_KIND, _SOURCE, _DEST, _COUNT))
+
+
 def afterstates(position: Position, owner: torch.Tensor, actions: torch.Tensor, moved: torch.Tensor) -> Position:
     """The positions the legal ``actions`` lead to, before a deal's cards turn (a deal: the position, flagged).
 
@@ -131,7 +136,7 @@ def afterstates(position: Position, owner: torch.Tensor, actions: torch.Tensor, 
     only for a foundation's top card coming down.
     """
     device = actions.device
-    kind, source, dest, count = (t.to(device)[actions] for t in (_KIND, _SOURCE, _DEST, _COUNT))
+    kind, source, dest, count = _decoded(actions)
     piles = position.piles[owner]  # a copy
     m = torch.arange(len(actions), device=device)
     down = kind == FOUNDATION_TO_COLUMN
@@ -177,8 +182,7 @@ class Change(NamedTuple):
 
 def change(position: Position, owner: torch.Tensor, actions: torch.Tensor, moved: torch.Tensor) -> Change:
     """The :class:`Change` of each move (arguments as for :func:`afterstates`)."""
-    device = actions.device
-    kind, source, dest, count = (t.to(device)[actions] for t in (_KIND, _SOURCE, _DEST, _COUNT))
+    kind, source, dest, count = _decoded(actions)
     none = torch.full_like(source, TOKEN_PILES)
     source_pile = torch.where((count > 0) & (source < TOKEN_PILES), source, none)
     dest_pile = torch.where((count > 0) & (dest >= 0), dest, none)
