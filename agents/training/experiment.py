@@ -448,6 +448,14 @@ def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> l
     return callbacks
 
 
+def _print_epoch(record: dict[str, float]) -> None:
+    """One line a cloning epoch, so a long fit shows its progress."""
+    print(
+        f"  epoch {record['epoch']}: policy loss {record['policy_loss']:.3f}, "
+        f"accuracy {record['accuracy']:.3f}, {record['seconds']:.0f} s"
+    )
+
+
 def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None:
     """Behaviour-clone the configured teacher into ``model`` and log it to ``pretrain.json``."""
     from agents.training.imitation import collect, dagger, fit, round_seeds
@@ -464,7 +472,9 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
         "learning_rate": spec.learning_rate,
         "value_coef": spec.value_coef,
         "seed": seed,
+        "on_epoch": _print_epoch,
     }
+    print(f"pretraining: fitting {len(demos)} decisions for {spec.epochs} epochs")
     start = time.perf_counter()
     history = fit(model, demos, epochs=spec.epochs, **fit_kwargs)
     record: dict[str, Any] = {

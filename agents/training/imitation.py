@@ -32,7 +32,7 @@ import dataclasses
 import json
 import time
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -405,10 +405,12 @@ def fit(
     learning_rate: float = 1e-3,
     value_coef: float = 0.5,
     seed: int = 0,
+    on_epoch: Callable[[dict[str, float]], None] | None = None,
 ) -> list[dict[str, float]]:
     """Fit ``model.policy`` to the demonstrations; returns per-epoch losses and accuracy.
 
-    Uses a fresh Adam optimiser, so PPO's own optimiser state is untouched.
+    Uses a fresh Adam optimiser, so PPO's own optimiser state is untouched. ``on_epoch`` is called with
+    each epoch's record as it ends (a long fit reports its progress).
     """
     import torch as th
 
@@ -420,6 +422,7 @@ def fit(
     actions = th.as_tensor(demos.actions)
     returns = th.as_tensor(demos.returns)
     history = []
+    start_time = time.perf_counter()
     for epoch in range(epochs):
         policy.set_training_mode(True)
         order = th.as_tensor(rng.permutation(len(demos)))
@@ -442,8 +445,11 @@ def fit(
                 "epoch": epoch + 1,
                 **{k: v / len(demos) for k, v in totals.items()},
                 "accuracy": _accuracy(policy, obs, masks, actions, order[:ACCURACY_SAMPLE]),
+                "seconds": time.perf_counter() - start_time,
             }
         )
+        if on_epoch is not None:
+            on_epoch(history[-1])
     return history
 
 

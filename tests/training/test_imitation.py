@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import gymnasium as gym
@@ -73,7 +74,10 @@ def test_fit_learns_to_copy_the_teacher():
     demos = collect(GOLF, KWARGS, "greedy", seeds=range(40), gamma=1.0)
     model = MaskablePPO("MlpPolicy", make_vec_env(GOLF, n_envs=1, env_kwargs=KWARGS), seed=0, device="cpu")
     before = fit(model, demos, epochs=1, learning_rate=0.0)[0]
-    history = fit(model, demos, epochs=8, learning_rate=1e-3)
+    reported: list[dict[str, float]] = []
+    history = fit(model, demos, epochs=8, learning_rate=1e-3, on_epoch=reported.append)
+    assert reported == history and [r["epoch"] for r in history] == list(range(1, 9))
+    assert all(a["seconds"] <= b["seconds"] for a, b in itertools.pairwise(history))
     assert history[-1]["policy_loss"] < before["policy_loss"]
     assert history[-1]["value_loss"] < before["value_loss"]
     assert history[-1]["accuracy"] > max(0.8, before["accuracy"] + 0.15)
