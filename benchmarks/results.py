@@ -46,8 +46,9 @@ class Recipe:
     best_run: str  #: benchmarks/runs/<name> behind the best PPO row
     best_model: str  #: the committed model of that run (models/<name>.zip)
     best_encoding: str  #: the observation encoding the model reads
-    rules_run: str | None = None  #: benchmarks/runs/<name> of the committed rules-only model (may be plain_run)
+    rules_run: str | None = None  #: benchmarks/runs/<name> of a committed rules-only model beside the canonical run
     rules_model: str | None = None  #: that model (models/<name>.zip), read on ``rules_moves``
+    plain_model: str | None = None  #: the canonical run's own model (models/<name>.zip), when it is committed
 
 
 RECIPES = (
@@ -84,8 +85,7 @@ RECIPES = (
         "Giant-v0-moves-critic-lr3e4-1m",
         "giant_moves_critic_lr3e4_1m",
         "moves",
-        rules_run="Giant-v0",
-        rules_model="giant_rules",
+        plain_model="giant_rules",
     ),
     Recipe(
         "patience_gym/MissMilliganPocket-v0",
@@ -214,7 +214,7 @@ def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
         lines.append(_line(env, "planner (hidden cards unseen)", _cell(planner), won, deals, command))
         lines.append(_solver_line(env, recipe.env_id, planners, golf_solver, milligan_solver))
         rules_best: dict[str, Any] | None = None
-        if recipe.rules_run and recipe.rules_model and recipe.rules_run != recipe.plain_run:
+        if recipe.rules_run and recipe.rules_model:
             rules = load_json(runs / recipe.rules_run / "results.json")
             rules_best = _ppo(rules)
             agent = f"PPO, rules only, `{recipe.rules_model}` (`{RULES_ONLY}`)"
@@ -229,7 +229,7 @@ def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
         reads = (
             "" if encoding in PLAIN else ", rules only" if encoding == RULES_ONLY else ", reads greedy's computations"
         )
-        published = f", `{recipe.rules_model}`" if recipe.rules_run == recipe.plain_run else ""
+        published = f", `{recipe.plain_model}`" if recipe.plain_model else ""
         agent = f"PPO, canonical config{published} (`{encoding}`{reads})"
         lines.append(_line(env, agent, _cell(ppo), won, deals, command))
         if encoding == RULES_ONLY and (
