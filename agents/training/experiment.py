@@ -53,6 +53,7 @@ from agents.training.config import (
 from agents.training.envs import make_envs, segment_seed, select_vec
 from agents.training.run_directory import (
     RESUME_FREE,
+    WARM_START,
     SegmentClock,
     clear_run,
     config_changes,
@@ -508,6 +509,7 @@ def _pretrain(model: Any, config: TrainConfig, run_dir: Path, seed: int) -> None
                 f"teacher's move {100 * r['agreement']:.1f}% of the time; refitted on {r['rows']} decisions, "
                 f"accuracy {r['epochs'][-1]['accuracy']:.3f}"
             )
+    save_atomically(model, run_dir / WARM_START, spec_stamp(config))  # the report plays it beside PPO
     (run_dir / "pretrain.json").write_text(json.dumps(record, indent=2))
 
 

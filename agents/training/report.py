@@ -7,6 +7,7 @@ evaluation was stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import platform
 from pathlib import Path
@@ -19,6 +20,10 @@ from agents.evaluation.evaluate import Summary, evaluate, format_table, paired_c
 from agents.registry import make_agent
 from agents.training.callbacks import BEST_RECORD, EVAL_TIMES, read_eval_times, read_evaluations
 from agents.training.config import TRAIN_SEED_BASE, ConfigError, TrainConfig, load_config
+from agents.training.run_directory import WARM_START
+
+#: The warm start's row in the report: the policy right after behaviour cloning (``warm_start.zip``).
+WARM_START_LABEL = "warm start"
 
 
 def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) -> str:
@@ -33,10 +38,15 @@ def write_report(run_dir: Path, config: TrainConfig, model: Path | None = None) 
     if model is None and config.report.model == "best":
         model, step, mean_return = best_checkpoint(run_dir)
         chosen.update(best_step=step, best_eval_return=mean_return, eval_episodes=config.eval.episodes)
-    specs = [*config.report.agents, f"ppo:{model or run_dir / 'model.zip'}"]
+    # The clone before PPO, when the run had a warm start: the same deals show what PPO added to it.
+    warm = [f"ppo:{run_dir / WARM_START}"] if (run_dir / WARM_START).is_file() else []
+    specs = [*config.report.agents, *warm, f"ppo:{model or run_dir / 'model.zip'}"]
     results = evaluate(
         config.env_id, specs, config.report.episodes, config.report.seed, config.env_kwargs, config.report.jobs
     )
+    results[-1] = dataclasses.replace(results[-1], agent="ppo")  # two models are labelled by their file names
+    if warm:
+        results[-2] = dataclasses.replace(results[-2], agent=WARM_START_LABEL)
     table = format_table(config.env_id, results, lower)
     training = json.loads((run_dir / "training.json").read_text())
     payload: dict[str, Any] = {
@@ -211,6 +221,8 @@ def _pretrain_lines(run_dir: Path) -> list[str]:
         f"({record['decisions']} decisions, teacher mean score {record['teacher_mean_score']:.2f}); the policy "
         f"picked the teacher's move on {100 * last['accuracy']:.1f}% of sampled decisions after cloning."
     ]
+    if (run_dir / WARM_START).is_file():
+        lines[0] += f" That policy, before any PPO step ({WARM_START}), plays as `{WARM_START_LABEL}` below."
     for r in record.get("dagger", []):
         lines.append(
             f"DAgger round {r['round']}: on {r['episodes']} games of its own the student scored "

@@ -21,6 +21,8 @@ from agents.evaluation.sharding import write_atomically
 from agents.training.config import ConfigError, TrainConfig, ppo_settings
 
 CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
+#: The policy right after the warm start (behaviour cloning), before any PPO step.
+WARM_START = "warm_start.zip"
 #: What a run directory holds; ``--overwrite`` removes these (and nothing else).
 RUN_FILES = (
     "config.yaml",
@@ -31,6 +33,7 @@ RUN_FILES = (
     "model.zip",
     "training.json",
     "pretrain.json",
+    WARM_START,
     "report.md",
     "results.json",
     "learning_curve.png",

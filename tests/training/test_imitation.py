@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
+from agents.evaluation.evaluate import evaluate
 from agents.registry import make_agent
 from agents.training import experiment
 from agents.training.config import ConfigError, load_config
@@ -171,6 +172,14 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
     assert record["decisions"] > 4 * 20 and len(record["epochs"]) == 2
     assert "behaviour cloning of 4 greedy games" in (run_dir / "report.md").read_text()
     assert "dagger" not in record
+    # The clone before PPO is kept and played on the report's deals beside PPO, paired with it.
+    results = json.loads((run_dir / "results.json").read_text())
+    assert [r["agent"] for r in results["results"]] == ["greedy", "warm start", "ppo"]
+    assert [r["baseline"] for r in results["paired"]] == ["greedy", "warm start"]
+    for label, name in (("warm start", "warm_start.zip"), ("ppo", "model.zip")):
+        (alone,) = evaluate(GOLF, [f"ppo:{run_dir / name}"], 3, 0, KWARGS)
+        assert results["scores"][label] == alone.scores
+    assert "plays as `warm start` below" in (run_dir / "report.md").read_text()
     assert [p.name for p in (tmp_path / "kept").iterdir()] == ["teacher_002000000_4.npz"]  # the teacher's games kept
     # With DAgger: one round of 3 student games after the clone, logged and reported.
     config[GOLF]["pretrain"].update({"dagger_rounds": 1, "dagger_episodes": 3, "dagger_epochs": 1})
@@ -186,7 +195,8 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
     other = tmp_path / "other"
     args = ["--config", str(path), "--run-dir", str(other), "--no-progress-bar", "--pretrain-episodes", "0"]
     assert experiment.main(args) == 0
-    assert not (other / "pretrain.json").exists()
+    assert not (other / "pretrain.json").exists() and not (other / "warm_start.zip").exists()
+    assert [r["agent"] for r in json.loads((other / "results.json").read_text())["results"]] == ["greedy", "ppo"]
 
 
 def test_unknown_teacher_is_a_config_error(tmp_path):

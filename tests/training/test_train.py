@@ -308,7 +308,8 @@ def test_committed_configs_of_the_other_families_train_and_report(tmp_path, conf
         assert (run_dir / name).is_file(), name
     results = json.loads((run_dir / "results.json").read_text())
     assert results["env"] == env_id
-    assert [r["agent"] for r in results["results"]] == ["random", "greedy", "ppo"]
+    # Every one of these configs clones a teacher first: the clone plays beside PPO.
+    assert [r["agent"] for r in results["results"]] == ["random", "greedy", "warm start", "ppo"]
     model = MaskablePPO.load(run_dir / "model.zip")
     assert model.num_timesteps >= 2048
     env = gym.make(env_id, **load_config(config_path).env_kwargs)
