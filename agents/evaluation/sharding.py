@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -229,7 +230,12 @@ def _run_processes(
     task_fn: Callable[[S], R], shards: list[S], workers: int, on_result: Callable[[int, R], None] | None
 ) -> list[R]:
     """The shards in at most ``workers`` spawned processes (spawn: no copy of this process's threads or
-    torch state), results in shard order."""
+    torch state), results in shard order.
+
+    A worker ends itself when this process is gone (:func:`_exit_with_parent`): a run killed in the middle
+    leaves no worker playing on. If this process stops waiting (an error, a result that cannot be kept),
+    the shards not yet started are dropped, and the running ones end when this process does.
+    """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -237,14 +243,38 @@ def _run_processes(
         return []
     results: list[Any] = [None] * len(shards)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(shards)), mp_context=context) as pool:
+    pool = ProcessPoolExecutor(
+        min(workers, len(shards)), mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
+    )
+    try:
         futures = {pool.submit(task_fn, shard): i for i, shard in enumerate(shards)}
         for future in as_completed(futures):
             i = futures[future]
             results[i] = future.result()
             if on_result is not None:
                 on_result(i, results[i])
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return results
+
+
+#: How often a worker process checks that the process that started it is still there (seconds).
+PARENT_POLL_SECONDS = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In a worker process: a daemon thread that ends the worker once ``parent`` is gone (the worker is
+    then another process's child), so a parent killed by a signal leaves no worker running."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _run_ray(

@@ -38,6 +38,60 @@ def test_process_backend_gives_the_serial_results_in_shard_order() -> None:
     assert run_sharded(abs, [], backend="process") == []
 
 
+SLEEPER = """
+import os, time
+from pathlib import Path
+
+def sleep_long(folder):
+    Path(folder, f"{os.getpid()}.pid").write_text("")
+    time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie, finished but not yet reaped, is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_process_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
+    """A run killed by a signal (``kill``, not Ctrl-C, which reaches the workers too) leaves no worker playing on."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    script = (
+        "import sys; from agents.evaluation.sharding import run_sharded; from sleeper import sleep_long; "
+        "run_sharded(sleep_long, [sys.argv[1]] * 2, backend='process', workers=2)"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    parent = subprocess.Popen([sys.executable, "-c", script, str(folder)], env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(folder.glob("*.pid"))) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.2)
+        workers = [int(p.stem) for p in folder.glob("*.pid")]
+        assert len(workers) == 2 and all(_alive(pid) for pid in workers)
+    finally:
+        parent.send_signal(signal.SIGTERM)
+        parent.wait(timeout=60)
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [pid for pid in workers if _alive(pid)]
+    for pid in left:  # a failing check leaves nothing running either
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers {left} outlived the killed run"
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
