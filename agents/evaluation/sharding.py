@@ -234,7 +234,7 @@ def _run_processes(
 
     A worker ends itself when this process is gone (:func:`_exit_with_parent`): a run killed in the middle
     leaves no worker playing on. If this process stops waiting (an error, a result that cannot be kept),
-    the shards not yet started are dropped, and the running ones end when this process does.
+    the workers are stopped with the shards they were playing.
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -254,7 +254,10 @@ def _run_processes(
             if on_result is not None:
                 on_result(i, results[i])
     except BaseException:
+        running = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
+        for process in running:
+            process.terminate()  # the running shards too (the executor has no public way before Python 3.14)
         raise
     pool.shutdown()
     return results

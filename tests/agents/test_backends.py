@@ -3,6 +3,7 @@ statistics resume from the shards they kept. The Ray tests skip when Ray (the ``
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,12 @@ def sleep_long(folder):
 """
 
 
+def _with_path(folder: Path) -> dict[str, str]:
+    """This environment, with ``folder`` and the project's root importable (a child process may run elsewhere)."""
+    paths = [str(folder), str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
 def _alive(pid: int) -> bool:
     """Whether ``pid`` is a running process (a zombie, finished but not yet reaped, is not)."""
     try:
@@ -60,7 +67,6 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_process_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
     """A run killed by a signal (``kill``, not Ctrl-C, which reaches the workers too) leaves no worker playing on."""
-    import os
     import signal
     import subprocess
     import time
@@ -72,7 +78,7 @@ def test_process_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
         "import sys; from agents.evaluation.sharding import run_sharded; from sleeper import sleep_long; "
         "run_sharded(sleep_long, [sys.argv[1]] * 2, backend='process', workers=2)"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    env = _with_path(tmp_path)
     parent = subprocess.Popen([sys.executable, "-c", script, str(folder)], env=env)
     try:
         deadline = time.monotonic() + 120
@@ -90,6 +96,23 @@ def test_process_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
     for pid in left:  # a failing check leaves nothing running either
         os.kill(pid, signal.SIGKILL)
     assert not left, f"workers {left} outlived the killed run"
+
+
+def test_a_failing_result_stops_the_workers_still_playing(tmp_path: Path) -> None:
+    """A result that cannot be kept raises at once, and the process ends without waiting for a long shard."""
+    import subprocess
+
+    (tmp_path / "sleeper.py").write_text(SLEEPER + "\ndef quick_or_long(i):\n    return i if i else sleep_long('.')\n")
+    script = (
+        "from agents.evaluation.sharding import run_sharded; from sleeper import quick_or_long\n"
+        "def keep(i, r): raise OSError('disk full')\n"
+        "run_sharded(quick_or_long, [1, 0], backend='process', workers=2, on_result=keep)"
+    )
+    env = _with_path(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode != 0 and "OSError: disk full" in done.stderr
 
 
 @pytest.mark.parametrize(
