@@ -15,12 +15,15 @@ The deals can be cut into shards (``--shard-size``) solved on a backend
 (``--backend ray``: a local Ray cluster of ``--workers`` CPUs, or the
 cluster at ``--address``); with ``--state-dir`` each finished shard is kept
 there as one JSON file (written atomically), and a rerun of the same command
-reads them back instead of solving them again. The figures do not depend on
-the backend, the shard size or the resuming.
+reads them back instead of solving them again. Every kept shard of every rule
+set is checked before any deal is solved (a score per deal, each in Golf's
+range) and a bad one is named; one run at a time writes a state dir. The
+figures do not depend on the backend, the shard size or the resuming.
 
 Usage: ``python -m benchmarks.golf_solver [--deals 10000] [--seed 0] [--rounds 100] [--max-nodes N]
-[--pure-python] [--out DIR] [--name STEM] [--rules book ...] [--backend serial|ray] [--address ADDR]
-[--workers N] [--shard-size 1000] [--state-dir DIR]``
+[--pure-python] [--out DIR] [--name STEM] [--rules book ...] [--backend serial|process|ray] [--address ADDR]
+[--workers N] [--shard-size 1000] [--state-dir DIR]`` (``--max-nodes`` left out: no limit, every solve exact;
+``--workers`` goes with ``--backend process`` or ``ray``)
 """
 
 from __future__ import annotations
@@ -35,13 +38,13 @@ import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.evaluation.evaluate import format_share, mean_ci95, wilson_ci95
-from agents.evaluation.sharding import BACKENDS, backend_session, run_resumable
+from agents.evaluation.sharding import BACKENDS, KeptForm, backend_session, number, run_resumable, whole
 from agents.solvers import check_budget, check_budget_option
 from agents.solvers.golf import HAVE_FAST, solve
 from agents.training.report import machine_description
-from benchmarks import RESULTS, write_results
+from benchmarks import RESULTS, check_folders, check_shared_options, resuming, write_results
 from patience_gym.cards import codes
-from patience_gym.games.golf import NUM_HOLES, Golf, GolfRound
+from patience_gym.games.golf import NUM_HOLES, NUM_LINKS, STOCK_SIZE, Golf, GolfRound
 
 RULE_SETS: dict[str, dict[str, bool]] = {
     "book": {},
@@ -62,10 +65,22 @@ class Shard:
     fast: bool
 
     @property
+    def seeds(self) -> range:
+        return range(self.seed + self.start, self.seed + self.start + self.count)
+
+    @property
     def filename(self) -> str:
         nodes = "exact" if self.max_nodes is None else f"nodes{self.max_nodes}"
         core = "c" if self.fast else "py"
         return f"{self.rules}-seed{self.seed}-{self.start:09d}+{self.count}-{nodes}-{core}.json"
+
+
+#: What a kept shard holds (:func:`solve_shard`): each deal's best score (the links left, or minus the stock
+#: cards left once they are all cleared), the deals not proven, the nodes searched and the seconds taken.
+KEPT_SHARD = KeptForm(
+    deals={"scores": whole(-(STOCK_SIZE - 1), NUM_LINKS)},
+    totals={"not_proven": whole(0), "nodes": whole(0), "seconds": number(0.0)},
+)
 
 
 def solve_shard(shard: Shard) -> dict[str, Any]:
@@ -75,8 +90,8 @@ def solve_shard(shard: Shard) -> dict[str, Any]:
     scores: list[int] = []
     unproven = nodes = 0
     start = time.perf_counter()
-    for i in range(shard.start, shard.start + shard.count):
-        env.reset(seed=shard.seed + i)
+    for seed in shard.seeds:
+        env.reset(seed=seed)
         solution = solve(game, env.unwrapped.state, shard.max_nodes, shard.fast)  # type: ignore[attr-defined]
         scores.append(solution.score)
         unproven += not solution.exact
@@ -103,13 +118,18 @@ def solve_sharded(
     Shards kept in ``state_dir`` are read back, not solved; the others run on ``backend`` and each is
     kept there as it finishes, so an interrupted run loses no finished shard.
     """
+    shards = shards_of(rules, deals, seed, max_nodes, fast, shard_size)
+    return run_resumable(solve_shard, shards, state_dir, KEPT_SHARD, backend, address, workers)
+
+
+def shards_of(rules: str, deals: int, seed: int, max_nodes: int | None, fast: bool, shard_size: int) -> list[Shard]:
+    """The shards of ``shard_size`` deals (the last one shorter) that ``deals`` deals of ``rules`` are cut into."""
     if shard_size < 1:
         raise ValueError(f"shard size must be at least 1, got {shard_size}")
-    shards = [
+    return [
         Shard(rules, seed, start, min(shard_size, deals - start), max_nodes, fast)
         for start in range(0, deals, shard_size)
     ]
-    return run_resumable(solve_shard, shards, state_dir, "scores", backend, address, workers)
 
 
 def solve_deals(
@@ -329,28 +349,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shard-size", type=int, help="deals per shard (default: all deals in one)")
     parser.add_argument("--state-dir", type=Path, help="keep each finished shard here; a rerun resumes from them")
     args = parser.parse_args(argv)
-    if args.deals < 1:
-        parser.error("--deals must be at least 1")
+    check_shared_options(parser, args)
+    check_folders(parser, ("--out", args.out))
     check_budget_option(parser, "--max-nodes", args.max_nodes, integer=True)
-    if args.shard_size is not None and args.shard_size < 1:
-        parser.error("--shard-size must be at least 1")
-    if args.workers is not None and args.workers < 1:
-        parser.error("--workers must be at least 1")
-    if args.address is not None and args.backend != "ray":
-        parser.error("--address needs --backend ray")
-    data = measure(
-        args.deals,
-        args.seed,
-        args.rounds,
-        args.max_nodes,
-        not args.pure_python,
-        rules=args.rules,
-        shard_size=args.shard_size,
-        backend=args.backend,
-        address=args.address,
-        workers=args.workers,
-        state_dir=args.state_dir,
-    )
+    rules = args.rules or list(RULE_SETS)
+    size = args.shard_size or args.deals
+    shards = [s for r in rules for s in shards_of(r, args.deals, args.seed, args.max_nodes, not args.pure_python, size)]
+    with resuming(parser, args.state_dir, shards, KEPT_SHARD):
+        data = measure(
+            args.deals,
+            args.seed,
+            args.rounds,
+            args.max_nodes,
+            not args.pure_python,
+            rules=rules,
+            shard_size=args.shard_size,
+            backend=args.backend,
+            address=args.address,
+            workers=args.workers,
+            state_dir=args.state_dir,
+        )
     stem = args.name or ("golf_solver.pure_python" if args.pure_python else "golf_solver")
     write_results(stem, data, to_markdown(data), args.out)
 

@@ -11,7 +11,9 @@ same deals: a deal it wins can never be proved lost (checked). Shares carry Wils
 The deals are cut into shards (``--shard-size``) run on a backend (``--backend process`` or ``ray``,
 ``--workers N``); with ``--state-dir`` each finished shard is kept there as one JSON file (written
 atomically) and a rerun of the same command reads them back instead of solving them again, so an
-interrupted run loses no finished shard and never counts a deal twice. The figures do not depend on
+interrupted run loses no finished shard and never counts a deal twice. Every kept shard is checked
+before any deal is solved (each of its deals once, in seed order, with one of the solver's verdicts) and
+a bad one is named, never counted; one run at a time writes a state dir. The figures do not depend on
 the backend, the shard size or the resuming (given a node budget only).
 
 Writes ``benchmarks/results/milligan_solver.json`` and ``.md``. The games not measured this time keep
@@ -24,8 +26,9 @@ The defaults are the published table's: 1,000 deals a game, 250,000 positions a 
 core of the machine the results name) and a beam 30 wide (``--beam 0`` runs the search without it).
 
 Usage: ``python -m benchmarks.milligan_solver [--games miss_milligan giant=300 miss_milligan_pocket] [--deals 1000]
-[--seed 0] [--max-nodes 250000] [--max-seconds S] [--beam 30] [--shard-size 10] [--backend serial|process|ray]
-[--workers N] [--address ADDR] [--state-dir DIR] [--records DIR] [--out DIR]``
+[--seed 0] [--max-nodes 250000|none] [--max-seconds S] [--beam 30] [--shard-size 10]
+[--backend serial|process|ray] [--workers N] [--address ADDR] [--state-dir DIR] [--records DIR] [--out DIR]``
+(``--max-nodes none``: no position limit, with ``--max-seconds``; a zero budget is refused; each game once)
 """
 
 from __future__ import annotations
@@ -43,10 +46,28 @@ import gymnasium as gym
 import patience_gym  # noqa: F401 - registers the envs
 from agents.baselines.greedy_milligan import greedy_line
 from agents.evaluation.evaluate import format_share, wilson_ci95
-from agents.evaluation.sharding import BACKENDS, run_resumable
+from agents.evaluation.sharding import (
+    BACKENDS,
+    FLAG,
+    KeptForm,
+    list_of,
+    number,
+    one_of,
+    run_resumable,
+    whole,
+)
+from agents.solvers import check_budget_option
 from agents.solvers.milligan import BEAM_VERSION, BEAM_WIDTH, BEAMS, ENV_IDS, MilliganSolution, solution_record, solve
 from agents.training.report import machine_description
-from benchmarks import RESULTS, named_counts, write_results
+from benchmarks import (
+    RESULTS,
+    check_folders,
+    check_shared_options,
+    named_counts,
+    resuming,
+    whole_or_none,
+    write_results,
+)
 from patience_gym.records import save_record
 
 VERDICTS = ("won", "lost", "undecided")
@@ -78,6 +99,10 @@ class Shard:
     def __post_init__(self) -> None:
         # no beam, no version: a run without one resumes whatever the default version
         object.__setattr__(self, "beam_version", beam_version_of(self.beam, self.beam_version))
+
+    @property
+    def seeds(self) -> range:
+        return range(self.seed + self.start, self.seed + self.start + self.count)
 
     @property
     def filename(self) -> str:
@@ -125,13 +150,29 @@ def solved_deals(
         yield seed, env.unwrapped, found
 
 
+#: What a kept shard holds (:func:`solve_shard`): one record per deal, in seed order, with its seed and one
+#: of the solver's :data:`VERDICTS`.
+KEPT_SHARD = KeptForm(
+    deals={
+        "deals": {
+            "seed": whole(0),
+            "verdict": one_of(VERDICTS),
+            "moves": list_of(whole(0)),
+            "nodes": whole(0),
+            "seconds": number(0.0),
+            "greedy_cards": whole(0),
+            "greedy_won": FLAG,
+        }
+    }
+)
+
+
 def solve_shard(shard: Shard) -> dict[str, Any]:
     """Each deal of the shard: the solver's verdict (a won line replayed), nodes, seconds, and the greedy's game."""
     deals = []
-    seeds = range(shard.seed + shard.start, shard.seed + shard.start + shard.count)
     for seed, env, found in solved_deals(
         ENV_IDS[shard.game],
-        seeds,
+        shard.seeds,
         shard.max_nodes,
         shard.max_seconds,
         beam=shard.beam,
@@ -199,15 +240,29 @@ def measure(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The summary of ``deals`` deals of ``game`` and the per-deal rows (in deal order); ``beam``: the
     solver's beam width (0: none), ``beam_version`` its version."""
-    shards = [
-        Shard(game, seed, start, min(shard_size, deals - start), max_nodes, max_seconds, beam, beam_version)
-        for start in range(0, deals, shard_size)
-    ]
-    parts, solved = run_resumable(solve_shard, shards, state_dir, "deals", backend, address, workers)
+    shards = shards_of(game, deals, seed, max_nodes, max_seconds, shard_size, beam, beam_version)
+    parts, solved = run_resumable(solve_shard, shards, state_dir, KEPT_SHARD, backend, address, workers)
     rows = [d for part in parts for d in part["deals"]]
     summary = summarise(game, rows)
     summary["shards"], summary["shards_solved"] = len(shards), solved
     return summary, rows
+
+
+def shards_of(
+    game: str,
+    deals: int,
+    seed: int,
+    max_nodes: int | None,
+    max_seconds: float | None,
+    shard_size: int,
+    beam: int = 0,
+    beam_version: int = BEAM_VERSION,
+) -> list[Shard]:
+    """The shards of ``shard_size`` deals (the last one shorter) that ``deals`` deals of ``game`` are cut into."""
+    return [
+        Shard(game, seed, start, min(shard_size, deals - start), max_nodes, max_seconds, beam, beam_version)
+        for start in range(0, deals, shard_size)
+    ]
 
 
 def to_markdown(data: dict[str, Any]) -> str:
@@ -275,18 +330,24 @@ def write_records(rows: list[dict[str, Any]], game: str, folder: Path) -> int:
     return written
 
 
-def main(argv: list[str] | None = None) -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--games",
         nargs="+",
         default=list(ENV_IDS),
         metavar="GAME[=N]",
-        help=f"of {list(ENV_IDS)}; N deals overrides --deals",
+        help=f"of {list(ENV_IDS)}, each once; N deals overrides --deals",
     )
     parser.add_argument("--deals", type=int, default=1000, help="deals per game")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-nodes", type=int, default=250_000, help="positions per deal (0: no limit)")
+    parser.add_argument("--seed", type=int, default=0, help="first deal seed (0 or more)")
+    parser.add_argument(
+        "--max-nodes",
+        type=whole_or_none,
+        default=250_000,
+        metavar="N|none",
+        help="positions per deal (none: no limit, with --max-seconds)",
+    )
     parser.add_argument("--max-seconds", type=float, help="seconds per deal (the verdicts then depend on the machine)")
     parser.add_argument("--beam", type=int, default=BEAM_WIDTH, help="the solver's beam width over the deals (0: none)")
     parser.add_argument(
@@ -294,28 +355,37 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--shard-size", type=int, default=10)
     parser.add_argument("--backend", choices=BACKENDS, default="serial")
-    parser.add_argument("--workers", type=int)
+    parser.add_argument("--workers", type=int, help="processes, or CPUs of the local Ray cluster (default: all)")
     parser.add_argument("--address")
-    parser.add_argument("--state-dir", type=Path, help="keep finished shards here and resume from them")
+    parser.add_argument(
+        "--state-dir", type=Path, help="keep finished shards here and resume from them (one run at a time)"
+    )
     parser.add_argument("--records", type=Path, help="write each winning line as a game record here")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for milligan_solver.json and .md")
-    args = parser.parse_args(argv)
-    max_nodes = args.max_nodes or None
-    for name, value in [("--shard-size", args.shard_size), ("--deals", args.deals)]:
-        if value < 1:
-            parser.error(f"{name} must be at least 1, got {value}")
+    return parser
+
+
+def _checked(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[tuple[str, int]]:
+    """Every check of the command line, before any deal is solved: each game and its deals."""
+    check_shared_options(parser, args)
+    check_folders(parser, ("--out", args.out), ("--records", args.records))
     if args.beam < 0:
         parser.error(f"--beam must be 0 (no beam) or a width, got {args.beam}")
     games = list(named_counts(parser, args.games, ENV_IDS, lambda game: args.deals, "--games", "game").items())
-    if args.max_nodes < 0 or (args.max_seconds is not None and not args.max_seconds > 0):
-        parser.error("the budget must be positive: --max-nodes N (0: no limit) and --max-seconds S > 0")
-    if max_nodes is None and args.max_seconds is None:
-        parser.error("give a budget: --max-nodes N or --max-seconds S")
-    if args.address and args.backend != "ray":
-        parser.error("--address needs --backend ray")
+    check_budget_option(parser, "--max-nodes", args.max_nodes, integer=True, unlimited="none: no limit")
+    check_budget_option(parser, "--max-seconds", args.max_seconds, integer=False)
+    if args.max_nodes is None and args.max_seconds is None:
+        parser.error("give a budget: --max-nodes none needs --max-seconds S")
+    return games
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    games = _checked(parser, args)
     data: dict[str, Any] = {
         "seed": args.seed,
-        "max_nodes": max_nodes,
+        "max_nodes": args.max_nodes,
         "max_seconds": args.max_seconds,
         "beam": args.beam,
         "beam_version": beam_version_of(args.beam, args.beam_version),
@@ -323,25 +393,28 @@ def main(argv: list[str] | None = None) -> None:
         "games": [],
     }
     kept = kept_rows(args.out / "milligan_solver.json", data, [game for game, _ in games])
-    for game, deals in games:
-        summary, rows = measure(
-            game,
-            deals,
-            args.seed,
-            max_nodes,
-            args.max_seconds,
-            shard_size=args.shard_size,
-            backend=args.backend,
-            address=args.address,
-            workers=args.workers,
-            state_dir=args.state_dir,
-            beam=args.beam,
-            beam_version=args.beam_version,
-        )
-        summary["rows"] = [{k: v for k, v in r.items() if k != "moves"} for r in rows]
-        data["games"].append(summary)
-        if args.records:
-            print(f"{game}: {write_records(rows, game, args.records)} winning lines kept in {args.records}")
+    budget = (args.max_nodes, args.max_seconds, args.shard_size, args.beam, args.beam_version)
+    shards = [s for game, deals in games for s in shards_of(game, deals, args.seed, *budget)]
+    with resuming(parser, args.state_dir, shards, KEPT_SHARD):
+        for game, deals in games:
+            summary, rows = measure(
+                game,
+                deals,
+                args.seed,
+                args.max_nodes,
+                args.max_seconds,
+                shard_size=args.shard_size,
+                backend=args.backend,
+                address=args.address,
+                workers=args.workers,
+                state_dir=args.state_dir,
+                beam=args.beam,
+                beam_version=args.beam_version,
+            )
+            summary["rows"] = [{k: v for k, v in r.items() if k != "moves"} for r in rows]
+            data["games"].append(summary)
+            if args.records:
+                print(f"{game}: {write_records(rows, game, args.records)} winning lines kept in {args.records}")
     order = list(ENV_IDS.values())
     data["games"] = sorted([*data["games"], *kept], key=lambda r: order.index(r["env"]))
     write_results("milligan_solver", data, to_markdown(data), args.out)

@@ -10,7 +10,8 @@ Usage: ``python -m benchmarks.planners [--seed 0] [--env ID=N ...] [--jobs 2] [-
 [--shard-size K]`` (N deals of env ID; each env's deals are cut into blocks of K played in ``--jobs``
 processes; ``--merge`` replaces only those envs' rows in the saved results; ``--state-dir`` keeps every
 finished block there, and the same command run again resumes from them: a row of hours can be made in
-several sittings). The planner's row also holds its paired difference
+several sittings; every kept block of every env is checked before any deal is played, and one run at a
+time writes the state dir; each env is given once). The planner's row also holds its paired difference
 from the greedy on the same deals (win rate in points and score, with 95% intervals); every row
 keeps its scores deal by deal (``scores``, in seed order), so that a later version can be paired with it.
 """
@@ -25,18 +26,11 @@ from typing import Any
 import gymnasium as gym
 
 import patience_gym  # noqa: F401 - registers the envs
-from agents.evaluation.evaluate import (
-    KEPT_SHARD_SIZE,
-    Summary,
-    agent_settings,
-    evaluate_sharded,
-    format_share,
-    paired_ci95,
-)
-from agents.evaluation.sharding import prepare_state_dir
+from agents.evaluation.blocks import KEPT_BLOCK, KEPT_SHARD_SIZE, EvalShard, agent_shards, cut
+from agents.evaluation.evaluate import Summary, agent_settings, evaluate_sharded, format_share, paired_ci95
 from agents.registry import SOLVER, make_agent
 from agents.training.report import machine_description
-from benchmarks import RESULTS, named_counts, write_results
+from benchmarks import RESULTS, check_shared_options, named_counts, resuming, write_results
 
 AGENTS = ["random", "greedy", "planner"]
 
@@ -63,6 +57,23 @@ def versus(planner: Summary, greedy: Summary) -> dict[str, float]:
     return {"win_rate": wins, "win_ci95": wins_ci, "score": score, "score_ci95": score_ci}
 
 
+def agents_for(env_id: str) -> list[str]:
+    """The agents measured on ``env_id``: :data:`AGENTS`, and the solver where its game has one."""
+    game_name = gym.make(env_id).unwrapped.game.name  # type: ignore[attr-defined]
+    return AGENTS + (["solver"] if game_name in SOLVER else [])
+
+
+def kept_blocks(deals: dict[str, int], seed: int, shard_size: int | None) -> list[EvalShard]:
+    """Every block of deals a run of ``deals`` keeps in a state dir (blocks of ``shard_size``, by default
+    :data:`~agents.evaluation.blocks.KEPT_SHARD_SIZE`), so that every kept one is checked before any is played."""
+    size = shard_size or KEPT_SHARD_SIZE
+    return [
+        block
+        for env_id, episodes in deals.items()
+        for block in cut(agent_shards(env_id, None, agents_for(env_id), range(seed, seed + episodes)), size)
+    ]
+
+
 def measure_env(
     env_id: str,
     episodes: int,
@@ -75,7 +86,7 @@ def measure_env(
     finished blocks kept in ``state_dir``, and read back from it, when given)."""
     game = gym.make(env_id).unwrapped.game  # type: ignore[attr-defined]
     budget = planner_budget(game.name)
-    agents = AGENTS + (["solver"] if game.name in SOLVER else [])
+    agents = agents_for(env_id)
     backend = "process" if jobs > 1 else "serial"
     seeds = range(seed, seed + episodes)
     summaries = evaluate_sharded(
@@ -173,13 +184,15 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="first deal seed (0 or more)")
     parser.add_argument("--env", nargs="*", help="ID=N: play N deals of env ID (default: every env, sized)")
     parser.add_argument("--out", default="planners", help="output file stem under benchmarks/results/")
     parser.add_argument("--jobs", type=int, default=1, help="processes to spread the envs over")
     parser.add_argument("--merge", action="store_true", help="replace only these envs' rows in the saved results")
     parser.add_argument(
-        "--state-dir", type=Path, help="keep each finished block of deals here; the same command run again resumes"
+        "--state-dir",
+        type=Path,
+        help="keep each finished block of deals here; the same command run again resumes (one run at a time)",
     )
     parser.add_argument(
         "--shard-size",
@@ -187,21 +200,15 @@ def main(argv: list[str] | None = None) -> None:
         help=f"deals per block (default: {KEPT_SHARD_SIZE} with --state-dir, else about four blocks a job)",
     )
     args = parser.parse_args(argv)
-    if args.jobs < 1:
-        parser.error(f"--jobs must be at least 1, got {args.jobs}")
-    if args.shard_size is not None and args.shard_size < 1:
-        parser.error(f"--shard-size must be at least 1, got {args.shard_size}")
-    if args.state_dir is not None:
-        try:
-            prepare_state_dir(args.state_dir, "--state-dir")
-        except ValueError as exc:
-            parser.error(str(exc))
+    check_shared_options(parser, args)
     deals = (
         named_counts(parser, args.env, DEFAULT_DEALS, DEFAULT_DEALS.__getitem__, "--env", "env")
         if args.env
         else dict(DEFAULT_DEALS)
     )
-    data = measure(deals, args.seed, args.jobs, args.state_dir, args.shard_size)
+    blocks = kept_blocks(deals, args.seed, args.shard_size) if args.state_dir else []
+    with resuming(parser, args.state_dir, blocks, KEPT_BLOCK):
+        data = measure(deals, args.seed, args.jobs, args.state_dir, args.shard_size)
     saved = RESULTS / f"{args.out}.json"
     if args.merge and saved.is_file():
         data = merge(json.loads(saved.read_text()), data)

@@ -8,8 +8,8 @@ readings: the sevens privilege kept after the 7 is placed (the book's worked exa
 placement free (``forced_foundation=False``). Writes ``benchmarks/results/puss_solver.json``
 and ``puss_solver.md``.
 
-Usage: ``python benchmarks/puss_solver.py [--deals 1000] [--seed 0] [--max-nodes 200000] [--max-seconds 20]
-[--variants]``
+Usage: ``python -m benchmarks.puss_solver [--deals 1000] [--seed 0] [--max-nodes 200000] [--max-seconds 20]
+[--variants] [--out DIR]`` (both budgets are always set: a zero or negative one is refused)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from agents.evaluation.evaluate import format_share, wilson_ci95
 from agents.solvers import check_budget, check_budget_option
 from agents.solvers.puss import solve
 from agents.training.report import machine_description
-from benchmarks import RESULTS, write_results
+from benchmarks import RESULTS, check_folders, check_shared_options, write_results
 from patience_gym.games.puss import PussOptions
 
 ENV_ID = "patience_gym/PussInTheCorner-v0"
@@ -167,14 +167,14 @@ def to_markdown(d: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="first deal seed (0 or more)")
     parser.add_argument("--max-nodes", type=int, default=200_000)
     parser.add_argument("--max-seconds", type=float, default=20.0)
     parser.add_argument("--variants", action="store_true", help="also the other rule readings (see above)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for puss_solver.json and .md")
     args = parser.parse_args(argv)
-    if args.deals < 1:
-        parser.error("--deals must be at least 1")
+    check_shared_options(parser, args)
+    check_folders(parser, ("--out", args.out))
     check_budget_option(parser, "--max-nodes", args.max_nodes, integer=True, unlimited=None)
     check_budget_option(parser, "--max-seconds", args.max_seconds, integer=False, unlimited=None)
     rule_sets = [{}, *VARIANTS] if args.variants else [{}]

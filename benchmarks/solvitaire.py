@@ -23,7 +23,8 @@ Solvitaire runs as its solvability mode does (``--streamliners smart-solvability
 budget with its streamliners, then the whole budget without them when that did not solve it), so it gets
 up to 1.1 times the budget. Shares carry Wilson 95% intervals.
 
-Shards and resuming work as in :mod:`benchmarks.milligan_solver` (``--state-dir``).
+Shards and resuming work as in :mod:`benchmarks.milligan_solver` (``--state-dir``: every kept shard
+checked before any deal is solved, each deal once with a verdict of each solver; one run at a time).
 
 Writes ``benchmarks/results/solvitaire.json`` and ``.md``.
 
@@ -45,9 +46,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluation.evaluate import format_share, wilson_ci95
-from agents.evaluation.sharding import BACKENDS, run_resumable
+from agents.evaluation.sharding import BACKENDS, KeptForm, number, one_of, run_resumable, whole
+from agents.solvers import check_budget_option
 from agents.training.report import machine_description
-from benchmarks import RESULTS, named_counts, write_results
+from benchmarks import RESULTS, check_folders, check_shared_options, named_counts, resuming, write_results
 from benchmarks.milligan_solver import VERDICTS, solved_deals
 
 #: Solvitaire's words for its verdicts, in ours.
@@ -159,16 +161,34 @@ class Shard:
     seconds: float
 
     @property
+    def seeds(self) -> range:
+        return range(self.seed + self.start, self.seed + self.start + self.count)
+
+    @property
     def filename(self) -> str:
         return f"{self.game}-seed{self.seed}-{self.start:06d}+{self.count}-s{self.seconds:g}.json"
+
+
+#: What a kept shard holds (:func:`solve_shard`): one record per deal, in seed order, with its seed and both
+#: solvers' verdicts (of :data:`~benchmarks.milligan_solver.VERDICTS`) and seconds.
+KEPT_SHARD = KeptForm(
+    deals={
+        "deals": {
+            "seed": whole(0),
+            "ours": one_of(VERDICTS),
+            "ours_seconds": number(0.0),
+            "solvitaire": one_of(VERDICTS),
+            "solvitaire_seconds": number(0.0),
+        }
+    }
+)
 
 
 def solve_shard(shard: Shard) -> dict[str, Any]:
     """Each deal of the shard: our solver's verdict (a won line replayed) and Solvitaire's, with their times."""
     variant = GAMES[shard.game]
     deals = []
-    seeds = range(shard.seed + shard.start, shard.seed + shard.start + shard.count)
-    for seed, env, ours in solved_deals(variant.env_id, seeds, None, shard.seconds, variant.env_kwargs):
+    for seed, env, ours in solved_deals(variant.env_id, shard.seeds, None, shard.seconds, variant.env_kwargs):
         deal = solvitaire_deal(env.state_dict(), variant.game)
         theirs, took = run_solvitaire(shard.binary, variant.rules, deal, shard.seconds)
         if theirs == "lost" and ours.verdict == "won":
@@ -224,49 +244,66 @@ def to_markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--solvitaire", required=True, help="path of a Solvitaire binary")
     parser.add_argument(
-        "--games", nargs="+", default=list(GAMES), metavar="GAME[=N]", help=f"of {list(GAMES)}; N overrides --deals"
+        "--games",
+        nargs="+",
+        default=list(GAMES),
+        metavar="GAME[=N]",
+        help=f"of {list(GAMES)}, each once; N overrides --deals",
     )
     parser.add_argument("--deals", type=int, default=40, help="deals per game")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="first deal seed (0 or more)")
     parser.add_argument("--seconds", type=float, default=60.0, help="wall-clock budget per deal for each solver")
     parser.add_argument("--shard-size", type=int, default=5)
     parser.add_argument("--backend", choices=BACKENDS, default="serial")
-    parser.add_argument("--workers", type=int)
+    parser.add_argument("--workers", type=int, help="processes, or CPUs of the local Ray cluster (default: all)")
     parser.add_argument("--address")
-    parser.add_argument("--state-dir", type=Path, help="keep finished shards here and resume from them")
+    parser.add_argument(
+        "--state-dir", type=Path, help="keep finished shards here and resume from them (one run at a time)"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for solvitaire.json and .md")
-    args = parser.parse_args(argv)
-    for name, value in [("--shard-size", args.shard_size), ("--deals", args.deals)]:
-        if value < 1:
-            parser.error(f"{name} must be at least 1, got {value}")
+    return parser
+
+
+def _checked(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[dict[str, int], str]:
+    """Every check of the command line, before any deal is solved: each game's deals, and the binary's path."""
+    check_shared_options(parser, args)
+    check_folders(parser, ("--out", args.out))
     games = named_counts(parser, args.games, GAMES, lambda game: args.deals, "--games", "game")
-    if not args.seconds > 0:
-        parser.error(f"--seconds must be positive, got {args.seconds}")
+    check_budget_option(parser, "--seconds", args.seconds, integer=False, unlimited=None)
     binary = shutil.which(args.solvitaire)
     if binary is None:
         parser.error(f"--solvitaire {args.solvitaire!r}: no such executable file")
     binary = str(Path(binary).resolve())
     if not speaks_solvitaire(binary):
         parser.error(f"--solvitaire {args.solvitaire!r} is not a Solvitaire binary: its --help names no --custom-rules")
-    if args.address and args.backend != "ray":
-        parser.error("--address needs --backend ray")
+    return games, binary
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    games, binary = _checked(parser, args)
     data: dict[str, Any] = {"seed": args.seed, "seconds": args.seconds, "machine": machine_description(), "games": []}
-    for game, deals in games.items():
-        shards = [
+    shards = {
+        game: [
             Shard(game, binary, args.seed, start, min(args.shard_size, deals - start), args.seconds)
             for start in range(0, deals, args.shard_size)
         ]
-        parts, solved = run_resumable(
-            solve_shard, shards, args.state_dir, "deals", args.backend, args.address, args.workers
-        )
-        rows = [d for part in parts for d in part["deals"]]
-        summary = summarise(game, rows)
-        summary.update(shards=len(shards), shards_solved=solved, rows=rows)
-        data["games"].append(summary)
+        for game, deals in games.items()
+    }
+    with resuming(parser, args.state_dir, [s for part in shards.values() for s in part], KEPT_SHARD):
+        for game, part in shards.items():
+            parts, solved = run_resumable(
+                solve_shard, part, args.state_dir, KEPT_SHARD, args.backend, args.address, args.workers
+            )
+            rows = [d for done in parts for d in done["deals"]]
+            summary = summarise(game, rows)
+            summary.update(shards=len(part), shards_solved=solved, rows=rows)
+            data["games"].append(summary)
     write_results("solvitaire", data, to_markdown(data), args.out)
 
 

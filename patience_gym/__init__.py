@@ -1,13 +1,16 @@
 """patience_gym: classic patience games as Gymnasium environments.
 
 Importing the package registers the envs (``patience_gym/<Name>-v0``); the
-rules modules are imported only when an env is made.
+rules modules are imported only when an env is made. :func:`check_agents` says
+whether ``import agents`` gives the agents installed with patience_gym (another
+distribution's top-level ``agents`` package may shadow them).
 """
 
 from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
+from patience_gym.agents_check import check_agents as check_agents  # re-exported: patience_gym.check_agents()
 from patience_gym.specs import SPECS
 
 __version__ = "0.1.0"

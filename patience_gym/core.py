@@ -42,6 +42,36 @@ class IllegalActionError(ValueError):
     """An action that the rules do not allow in the current position."""
 
 
+class ForeignStateError(TypeError):
+    """A state made by another game, or by the same game with other rule options."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """The game and rule options a state belongs to (``state.rules``, set by the game that made it).
+
+    Every game refuses a state whose rules are not its own (:meth:`Game.check_state`), so a state
+    never carries one game's legal moves, or its own cached ones, into another's play.
+    """
+
+    game: str
+    options: Any
+
+    def __str__(self) -> str:
+        given = ", ".join(f"{f.name}={getattr(self.options, f.name)!r}" for f in dataclasses.fields(self.options))
+        return f"{self.game} ({given})" if given else self.game
+
+
+_RULES: dict[Rules, Rules] = {}
+
+
+def rules_of(game: str, options: Any) -> Rules:
+    """The one shared :class:`Rules` object of ``game`` with ``options`` (equal games share it: an
+    identity test is the fast check)."""
+    key = Rules(game, options)
+    return _RULES.setdefault(key, key)
+
+
 @dataclasses.dataclass(frozen=True)
 class Chance:
     """The chance outcome of a move that turns face-down cards up (:meth:`Game.chance`).
@@ -89,6 +119,16 @@ def check_keys(
             raise ValueError(f"{what} {problem}{', '.join(names)}")
 
 
+def _is_card_id(card: Any) -> bool:
+    return isinstance(card, (int, np.integer)) and not isinstance(card, bool) and bool(0 <= card < NUM_CARDS)
+
+
+def _check_rng(rng: Any, method: str, *, optional: bool) -> None:
+    if (rng is None and optional) or isinstance(rng, np.random.Generator):
+        return
+    raise TypeError(f"{method} draws from a numpy Generator (np.random.default_rng(seed)), got rng={rng!r}")
+
+
 class Game(ABC, Generic[S]):
     """Pure rules of one patience game: init, legal mask, apply, observe.
 
@@ -112,6 +152,8 @@ class Game(ABC, Generic[S]):
 
     def __init__(self, **options: Any) -> None:
         self.options = make_options(self.Options, options, self.name)
+        #: The game and options every state of this game carries (``state.rules``).
+        self.rules = rules_of(self.name, self.options)
         self._action_by_text: dict[str, int] | None = None
 
     @property
@@ -140,6 +182,44 @@ class Game(ABC, Generic[S]):
         """A state from the game's board text format, where it has one (ValueError where it has none)."""
         raise ValueError(f"{self.name} has no board text format; give a 'deal' or a 'state' instead")
 
+    def check_state(self, state: Any) -> None:
+        """A :class:`ForeignStateError` naming both where ``state`` was not made by this game with these rule
+        options (its ``rules``). The rules' entry points (legal moves, apply, to_dict, the hidden cards) call it."""
+        if getattr(state, "rules", None) is not self.rules:
+            self._adopt_or_refuse(state)
+
+    def _adopt_or_refuse(self, state: Any) -> None:
+        rules = getattr(state, "rules", None)
+        if isinstance(rules, Rules) and rules == self.rules:  # an equal key (a state unpickled): share ours
+            state.rules = self.rules
+            return
+        kind = type(state).__name__
+        made = f"a {kind} of {rules}" if isinstance(rules, Rules) else f"a {kind}, not a state of any game,"
+        raise ForeignStateError(
+            f"{made} cannot be played by {self.rules}: a state belongs to the game and rule options that made "
+            f"it; make it with this game (init, from_deal, from_dict)"
+        )
+
+    def check_dict_game(self, data: Mapping[str, Any]) -> None:
+        """ValueError where a state dict names another game (``"game"``) or other rule options (``"options"``)."""
+        if data.get("game", self.name) != self.name:
+            raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
+        if "options" not in data:
+            return
+        given = data["options"]
+        ours = dataclasses.asdict(self.options)
+        if not isinstance(given, Mapping) or set(given) != set(ours):
+            raise ValueError(
+                f"a {self.name} state's options must map {sorted(ours) or 'no option'} to values, got {given!r}"
+            )
+        differ = [f"{k}={given[k]!r} (this game: {v!r})" for k, v in ours.items() if given[k] != v]
+        if differ:
+            raise ValueError(f"state is for {self.name} with other rule options: {', '.join(differ)}")
+
+    def options_dict(self) -> dict[str, Any]:
+        """The rule options as :meth:`to_dict` writes them (``"options"``)."""
+        return dataclasses.asdict(self.options)
+
     # --- hidden cards and determinization -------------------------------
     #: Copies of each of the 52 cards in the game's deck.
     deck_copies: ClassVar[int] = 1
@@ -160,10 +240,15 @@ class Game(ABC, Generic[S]):
     def unseen_cards(self, state: S) -> list[int]:
         """The cards the player has not seen, sorted (repeats for two packs): the deck less the
         visible cards. Read from the visible position alone; ValueError naming the problem
-        where the state is not consistent (a card more often than the deck holds it, or a
-        face-down count that does not match)."""
+        where the state is not consistent (a card id outside 0..51, a card more often than the
+        deck holds it, or a face-down count that does not match)."""
+        self.check_state(state)
+        visible = self.visible_cards(state)
+        for card in visible:
+            if not _is_card_id(card):
+                raise ValueError(f"inconsistent {self.name} state: {card!r} is not a card id (0..{NUM_CARDS - 1})")
         left = Counter({card: self.deck_copies for card in range(NUM_CARDS)})
-        left.subtract(self.visible_cards(state))
+        left.subtract(int(card) for card in visible)
         over = sorted(card for card, n in left.items() if n < 0)
         if over:
             shown = ", ".join(f"{CODE[c]} ({self.deck_copies - left[c]} times)" for c in over)
@@ -181,32 +266,43 @@ class Game(ABC, Generic[S]):
 
     def with_hidden(self, state: S, order: Sequence[int], rng: np.random.Generator | None = None) -> S:
         """``state`` with ``order`` (an arrangement of :meth:`unseen_cards`) as its face-down cards,
-        in dealing order; ValueError where ``order`` is not one. ``state`` is left unchanged."""
+        in dealing order; ValueError where ``order`` is not one, TypeError where an entry is not an
+        integer card id or ``rng`` is not a numpy Generator. ``state`` is left unchanged."""
+        _check_rng(rng, "with_hidden", optional=True)
         unseen = self.unseen_cards(state)
-        given = [int(c) for c in order]
-        if sorted(given) != unseen:
+        if isinstance(order, (str, bytes)) or not isinstance(order, Iterable):
+            raise TypeError(f"a hidden order is a sequence of card ids, got {type(order).__name__}")
+        given = list(order)
+        for i, card in enumerate(given):
+            if isinstance(card, bool) or not isinstance(card, (int, np.integer)):
+                raise TypeError(f"a hidden order holds integer card ids, but entry {i} is {card!r}")
+            if not _is_card_id(card):
+                raise ValueError(f"entry {i} of the hidden order, {card!r}, is not a card id (0..{NUM_CARDS - 1})")
+        cards = [int(c) for c in given]
+        if sorted(cards) != unseen:
             raise ValueError(
                 f"a hidden order must arrange the {len(unseen)} unseen cards of this {self.name} state, "
-                f"got {len(given)} cards that do not match them"
+                f"got {len(cards)} cards that do not match them"
             )
-        return self.replace_hidden(state, given, rng)
+        return self.replace_hidden(state, cards, rng)
 
     def determinize(self, state: S, rng: np.random.Generator) -> S:
         """A full state agreeing with everything the player sees in ``state``, its face-down cards
         a uniformly random arrangement (drawn from ``rng``) of :meth:`unseen_cards`. Never reads
         the hidden order; every observation of the result equals that of ``state``."""
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"determinize draws from a numpy Generator (np.random.default_rng(seed)), got {rng!r}")
+        _check_rng(rng, "determinize", optional=False)
         unseen = self.unseen_cards(state)
         order = [unseen[i] for i in rng.permutation(len(unseen))]
         return self.replace_hidden(state, order, rng)
 
     def chance(self, state: S, action: int) -> Chance | None:
         """What the legal ``action`` turns face up, as a :class:`Chance`; None where it turns
-        nothing. IllegalActionError where ``action`` is not legal in ``state``."""
-        if not (0 <= action < self.num_actions and self.legal_mask(state)[action]):
+        nothing. IllegalActionError where ``action`` is not an int or not legal in ``state``."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"an action is an int in 0..{self.num_actions - 1}, got {action!r}")
+        if self.is_over(state) or not (0 <= action < self.num_actions and self.legal_mask(state)[action]):
             raise IllegalActionError(f"action {action} is not legal here, so it has no chance outcome")
-        return self.chance_of(state, action)
+        return self.chance_of(state, int(action))
 
     def chance_of(self, state: S, action: int) -> Chance | None:
         """:meth:`chance` for an action known to be legal (the game's part)."""

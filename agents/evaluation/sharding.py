@@ -11,18 +11,29 @@ Every backend returns the same results: a shard's result depends only on the sha
 handed back in shard order whatever order they finish in. This module knows nothing of agents: the
 evaluation tool (:func:`agents.evaluation.evaluate.evaluate_sharded`, ``--jobs``), behaviour cloning's
 recording (:func:`agents.training.imitation.collect`) and the benchmarks hand it their own shards.
+
+:func:`run_resumable` keeps each finished shard in a state dir, one JSON file, and reads it back on a rerun
+instead of running it again. Every kept file is checked against the tool's :class:`KeptForm` (each deal of
+the shard once, in seed order; every value in its range, a verdict among the tool's) before any shard
+runs, and a bad one is named, never counted. A state dir has one writer at a time (:func:`holding`, the
+lock of :mod:`agents.evaluation.writer_lock`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
+
+from agents.evaluation.writer_lock import hold_directory
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -125,37 +136,182 @@ def run_sharded(
 
 
 class KeptShard(Protocol):
-    """A shard of deals whose result can be kept on disk: a dataclass with a file name and a deal count."""
+    """A shard of deals whose result can be kept on disk: a dataclass with a file name and its deals' seeds."""
 
     @property
-    def count(self) -> int: ...
+    def seeds(self) -> Sequence[int]: ...
 
     @property
     def filename(self) -> str: ...
 
 
-class KeptShardError(ValueError):
+class StateDirError(ValueError):
+    """A state dir that cannot keep this run's shards: it cannot be written, or holds a bad file."""
+
+
+class KeptShardError(StateDirError):
     """A file in a state dir that is not the finished shard its name says (another run's, or damaged)."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """What a kept value must be: ``test`` passes it; ``what`` says so in a message (``a whole number ...``)."""
+
+    what: str
+    test: Callable[[Any], bool]
+
+
+def whole(low: int = 0, high: int | None = None) -> Value:
+    """An integer (not a bool) from ``low`` to ``high`` (None: no upper bound)."""
+    span = f"of {low} or more" if high is None else f"from {low} to {high}"
+    return Value(
+        f"a whole number {span}",
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v and (high is None or v <= high),
+    )
+
+
+def number(low: float | None = 0.0) -> Value:
+    """A finite int or float (not a bool) of ``low`` or more (None: any)."""
+    return Value(
+        "a finite number" + ("" if low is None else f" of {low:g} or more"),
+        lambda v: _finite(v) and (low is None or v >= low),
+    )
+
+
+def one_of(choices: Sequence[str]) -> Value:
+    """One of the words ``choices`` (a verdict)."""
+    return Value(f"one of {list(choices)}", lambda v: isinstance(v, str) and v in choices)
+
+
+def list_of(item: Value) -> Value:
+    """A list whose every entry is ``item``."""
+    return Value(f"a list, each {item.what}", lambda v: isinstance(v, list) and all(map(item.test, v)))
+
+
+FLAG = Value("true or false", lambda v: isinstance(v, bool))
+TEXT = Value("a text", lambda v: isinstance(v, str))
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+@dataclass(frozen=True)
+class KeptForm:
+    """What a kept shard's result holds beside its ``shard``: ``deals``, lists of one entry per deal in seed
+    order (each entry a :class:`Value`, or a record of named Values; a record's ``seed`` must be its deal's),
+    and ``totals``, the shard's other fields."""
+
+    deals: Mapping[str, Value | Mapping[str, Value]]
+    totals: Mapping[str, Value] = field(default_factory=dict)
+
+    def problem(self, data: dict[str, Any], shard: KeptShard) -> str | None:
+        """What is wrong with ``data``, a kept result of ``shard`` that names it, or None."""
+        seeds = list(shard.seeds)
+        for name, entry in self.deals.items():
+            problem = _deals_problem(name, data.get(name), entry, seeds)
+            if problem is not None:
+                return problem
+        for name, value in self.totals.items():
+            if name not in data:
+                return f"has no {name}"
+            if not value.test(data[name]):
+                return f"gives {name} as {data[name]!r}, not {value.what}"
+        return None
+
+
+def _deals_problem(name: str, entries: Any, entry: Value | Mapping[str, Value], seeds: list[int]) -> str | None:
+    """What is wrong with the kept list ``name`` of one ``entry`` per deal of ``seeds``, or None: first its
+    length, then a record's seeds, then every value."""
+    if not isinstance(entries, list):
+        return f"has no list {name!r} of one entry per deal"
+    if len(entries) != len(seeds):
+        return f"holds {len(entries)} entries in {name!r} for its {len(seeds)} deals"
+    if isinstance(entry, Mapping) and "seed" in entry:  # the seeds first: the other values' messages name them
+        problem = _first(_entry_problem(name, v, {"seed": entry["seed"]}, s) for s, v in zip(seeds, entries))
+        problem = problem or _seed_problem([v["seed"] for v in entries], seeds)
+        if problem is not None:
+            return problem
+    return _first(_entry_problem(name, v, entry, s) for s, v in zip(seeds, entries))
+
+
+def _first(problems: Iterable[str | None]) -> str | None:
+    return next(filter(None, problems), None)
+
+
+def _entry_problem(name: str, value: Any, entry: Value | Mapping[str, Value], seed: int) -> str | None:
+    """What is wrong with one deal's entry of the list ``name`` (``seed``: the deal it should be), or None."""
+    if isinstance(entry, Value):
+        return None if entry.test(value) else f"gives deal {seed}'s {name} entry as {value!r}, not {entry.what}"
+    if not isinstance(value, dict):
+        return f"gives deal {seed}'s {name} entry as {value!r}, not a record"
+    for key, field_value in entry.items():
+        if key not in value:
+            return f"has no {key} for deal {seed} in {name!r}"
+        if not field_value.test(value[key]):
+            return f"gives deal {seed}'s {key} as {value[key]!r}, not {field_value.what}"
+    return None
+
+
+def _seed_problem(got: list[int], expected: list[int]) -> str | None:
+    """How the seeds ``got`` differ from the shard's ``expected`` ones, in order, or None."""
+    if got == expected:
+        return None
+    counts = Counter(got)
+    twice = sorted(s for s, n in counts.items() if n > 1)
+    missing = [s for s in expected if s not in counts]
+    foreign = sorted(set(counts) - set(expected))
+    parts = [f"holds {_deals(twice)} twice"] if twice else []
+    parts += [f"lacks {_deals(missing)}"] if missing else []
+    parts += [f"holds {_deals(foreign)} of another shard"] if foreign else []
+    return " and ".join(parts) or "holds its deals out of seed order"
+
+
+def _deals(seeds: list[int]) -> str:
+    return f"deal {seeds[0]}" if len(seeds) == 1 else "deals " + ", ".join(map(str, seeds))
 
 
 def prepare_state_dir(path: Path, what: str = "state dir") -> None:
     """Make ``path`` (and its parents) and check that a file can be written there, before any shard runs;
-    a ValueError naming ``what`` and the path where not (a file in the way, no permission)."""
+    a :class:`StateDirError` naming ``what`` and the path where not (a file in the way, no permission)."""
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".write-test.{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        raise ValueError(f"{what} {path} cannot keep the finished shards: {exc.strerror or exc}") from None
+        raise StateDirError(f"{what} {path} cannot keep the finished shards: {exc.strerror or exc}") from None
 
 
-def load_kept(
-    path: Path, shard: Any, items: str, check: Callable[[dict[str, Any]], str | None] | None = None
-) -> dict[str, Any] | None:
-    """The finished ``shard`` kept at ``path`` (its ``items`` list one entry per deal), or None when there
-    is none; :class:`KeptShardError` naming the file where it is not valid JSON, holds another shard, or
-    fails ``check`` (which returns what is wrong with the kept result, or None)."""
+#: The state dirs whose writer lock this process holds (:func:`holding`), resolved.
+_HELD: set[Path] = set()
+
+
+@contextmanager
+def holding(state_dir: Path | None, what: str = "state dir") -> Iterator[None]:
+    """Hold ``state_dir`` (made and checked, :func:`prepare_state_dir`) as its one writer while the block runs.
+
+    A :class:`~agents.evaluation.writer_lock.DirectoryInUseError` naming the holder where another live
+    process holds it (a lock left by a killed one is taken over, said on stderr). Nothing where
+    ``state_dir`` is None or this process holds it already (a tool holding it over several runs).
+    """
+    if state_dir is None or Path(state_dir).resolve() in _HELD:
+        yield
+        return
+    key = Path(state_dir).resolve()
+    prepare_state_dir(Path(state_dir), what)
+    with hold_directory(state_dir, what):
+        _HELD.add(key)
+        try:
+            yield
+        finally:
+            _HELD.discard(key)
+
+
+def load_kept(path: Path, shard: KeptShard, form: KeptForm) -> dict[str, Any] | None:
+    """The finished ``shard`` kept at ``path``, or None when there is none; :class:`KeptShardError` naming
+    the file where it is not valid JSON, holds another shard, or is not of ``form`` (a deal missing, given
+    twice or of another shard, a value out of its range: a verdict the tool does not give)."""
     if not path.is_file():
         return None
     try:
@@ -164,17 +320,18 @@ def load_kept(
         raise KeptShardError(
             f"kept shard {path} is not valid JSON ({exc}): delete it to solve the shard again"
         ) from exc
-    if (
-        not isinstance(data, dict)
-        or data.get("shard") != dataclasses.asdict(shard)
-        or not isinstance(data.get(items), list)
-        or len(data[items]) != shard.count
-    ):
+    if not isinstance(data, dict) or data.get("shard") != dataclasses.asdict(shard):  # type: ignore[call-overload]
         raise KeptShardError(f"kept shard {path} does not hold the deals of {shard}: delete it to solve them again")
-    problem = check(data) if check is not None else None
+    problem = form.problem(data, shard)
     if problem is not None:
         raise KeptShardError(f"kept shard {path} {problem}: delete it to solve the shard again")
     return data
+
+
+def read_kept(shards: Sequence[KeptShard], state_dir: Path | None, form: KeptForm) -> list[dict[str, Any] | None]:
+    """Each shard's result kept in ``state_dir`` (None where none is, or no ``state_dir``), every file checked
+    (:func:`load_kept`) before any is used; only the shards' own files are read (not the lock file)."""
+    return [None if state_dir is None else load_kept(state_dir / s.filename, s, form) for s in shards]
 
 
 def write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
@@ -196,33 +353,31 @@ def run_resumable(
     task_fn: Callable[[Any], dict[str, Any]],
     shards: Sequence[KeptShard],
     state_dir: Path | None,
-    items: str,
+    form: KeptForm,
     backend: str = "serial",
     address: str | None = None,
     workers: int | None = None,
-    check: Callable[[dict[str, Any]], str | None] | None = None,
+    what: str = "state dir",
 ) -> tuple[list[dict[str, Any]], int]:
     """Every shard's result, in shard order, and how many were run now rather than read back.
 
-    ``task_fn(shard)`` returns a JSON-able dict holding ``"shard": dataclasses.asdict(shard)`` and a list
-    ``items`` with one entry per deal. Shards kept in ``state_dir`` (one file each, ``shard.filename``) are
-    read back, not run; the others run on ``backend`` (:func:`run_sharded`) and each is kept there as it
-    finishes, so an interrupted run loses no finished shard and never counts a deal twice. Every kept file
-    is read and checked (:func:`load_kept`, with ``check``) before any shard runs.
+    ``task_fn(shard)`` returns a JSON-able dict holding ``"shard": dataclasses.asdict(shard)`` and the
+    lists and fields of ``form``. Shards kept in ``state_dir`` (one file each, ``shard.filename``) are read
+    back, not run; the others run on ``backend`` (:func:`run_sharded`) and each is kept there as it
+    finishes, so an interrupted run loses no finished shard and never counts a deal twice. The run holds
+    ``state_dir`` as its one writer (:func:`holding`, ``what`` naming it) from before the kept files are
+    read, every one checked (:func:`load_kept`) before any shard runs, until the last shard is kept.
     """
-    if state_dir is not None:
-        prepare_state_dir(state_dir)
-    results: list[dict[str, Any] | None] = [
-        load_kept(state_dir / s.filename, s, items, check) if state_dir else None for s in shards
-    ]
-    todo = [i for i, r in enumerate(results) if r is None]
+    with holding(state_dir, what):
+        results = read_kept(shards, state_dir, form)
+        todo = [i for i, r in enumerate(results) if r is None]
 
-    def finished(k: int, data: dict[str, Any]) -> None:
-        results[todo[k]] = data
-        if state_dir is not None:
-            keep(state_dir / shards[todo[k]].filename, data)
+        def finished(k: int, data: dict[str, Any]) -> None:
+            results[todo[k]] = data
+            if state_dir is not None:
+                keep(state_dir / shards[todo[k]].filename, data)
 
-    run_sharded(task_fn, [shards[i] for i in todo], backend, address, workers, on_result=finished)
+        run_sharded(task_fn, [shards[i] for i in todo], backend, address, workers, on_result=finished)
     return [r for r in results if r is not None], len(todo)
 
 

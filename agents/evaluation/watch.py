@@ -8,12 +8,15 @@ Usage::
 
 Any agent spec that ``agents.registry.make_agent`` reads works; a PPO model that
 carries its spec (``agents.load``) brings its own env kwargs. ``--record-out``
-also saves the game record of the filmed game. MP4 needs ``imageio-ffmpeg``.
+also saves the game record of the filmed game. An ``--out`` or ``--record-out``
+file already there is written over only with ``--overwrite``; every file to
+write is checked before the game is played. MP4 needs ``imageio-ffmpeg``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +27,7 @@ import numpy as np
 
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
+from agents.evaluation.outputs import output_file_problem
 from agents.load import read_model_spec
 from agents.registry import make_agent
 from patience_gym.env import env_kwargs_from_json
@@ -91,17 +95,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", help="registered env id, e.g. patience_gym/Golf-v0")
     parser.add_argument("--agent", default="greedy", help="random, greedy, planner, solver, ppo:PATH, ...")
-    parser.add_argument("--seed", type=int, default=0, help="deal seed")
+    parser.add_argument("--seed", type=int, default=0, help="deal seed (0 or more)")
     parser.add_argument("--env-kwargs", default="{}", help="JSON dict of env kwargs")
     parser.add_argument("--record", help="film this saved game record instead of playing")
-    parser.add_argument("--record-out", help="also save the filmed game's record here")
+    parser.add_argument("--record-out", help="also save the filmed game's record here (with --env)")
     parser.add_argument("--out", required=True, help="animation to write: .gif, or .mp4 with imageio-ffmpeg")
     parser.add_argument("--fps", type=float, default=2.0, help="moves per second")
+    parser.add_argument("--overwrite", action="store_true", help="write over an --out or --record-out already there")
     args = parser.parse_args(argv)
-    if Path(args.out).suffix.lower() not in (".gif", ".mp4"):
-        parser.error(f"--out {args.out}: the file name must end in .gif or .mp4")
-    if args.fps <= 0:
-        parser.error("--fps must be positive")
+    problem = _request_problem(args)
+    if problem:
+        parser.error(problem)
     if args.record:
         try:
             record = load_record(args.record)
@@ -110,8 +114,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     else:
-        if not args.env:
-            parser.error("give --env (with --agent and --seed) or --record")
         try:
             env_kwargs = env_kwargs_from_json(args.env_kwargs)
             agent, env_kwargs = _make_agent(args.agent, args.env, env_kwargs, args.seed)
@@ -125,6 +127,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     score = record.final_score
     print(f"wrote {path}: {len(frames)} frames, {len(record.moves)} moves, final score {score:g}", file=sys.stdout)
     return 0
+
+
+def _request_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the command line (one line), found before any game is played or read, or None."""
+    if Path(args.out).suffix.lower() not in (".gif", ".mp4"):
+        return f"--out {args.out}: the file name must end in .gif or .mp4"
+    if not (math.isfinite(args.fps) and args.fps > 0):
+        return f"--fps must be a positive number of moves per second, got {args.fps}"
+    if args.seed < 0:
+        return f"--seed must be 0 or more, got {args.seed}"
+    if not args.record and not args.env:
+        return "give --env (with --agent and --seed) or --record"
+    if args.record and args.record_out:
+        return "--record-out saves the record of a game played here (--env); a --record is saved already"
+    outputs = [("--out", args.out, "the animation")]
+    if args.record_out:
+        if Path(args.out).resolve() == Path(args.record_out).resolve():
+            return f"--out and --record-out are the same file {args.out}; give each its own name"
+        outputs.append(("--record-out", args.record_out, "the record"))
+    for option, path, what in outputs:
+        problem = output_file_problem(path, what, overwrite=args.overwrite)
+        if problem:
+            return f"{option} {path} {problem}"
+    return None
 
 
 if __name__ == "__main__":

@@ -217,6 +217,18 @@ class TrainConfig:
         """The env the model learns on: ``learn_on``, else ``env_id``."""
         return self.learn_on or self.env_id
 
+    @field_validator("policy")
+    @classmethod
+    def _known_policy(cls, policy: str) -> str:
+        policy_class(policy)
+        return policy
+
+    @field_validator("policy_kwargs")
+    @classmethod
+    def _known_policy_kwargs(cls, policy_kwargs: dict[str, Any]) -> dict[str, Any]:
+        check_policy_kwargs(policy_kwargs)
+        return policy_kwargs
+
     @model_validator(mode="after")
     def _consistent(self) -> TrainConfig:
         if self.report.model == "best" and self.eval.freq < 1:
@@ -410,7 +422,69 @@ def _import_dotted(name: str, where: str) -> Any:
     try:
         return getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError, ValueError) as exc:
-        raise ConfigError(f"{where}: cannot import {name!r}") from exc
+        raise ConfigError(f"{where}: cannot import {name!r}" if where else f"cannot import {name!r}") from exc
+
+
+def policy_class(name: str) -> type:
+    """The class a config's ``policy`` names: one of MaskablePPO's (``MlpPolicy``, ...) or a dotted path to a
+    subclass of its ``MaskableActorCriticPolicy``; a ValueError saying which it may be where it is neither."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    aliases: dict[str, type] = MaskablePPO.policy_aliases
+    found = aliases.get(name) if "." not in name else _import_dotted(name, "")
+    if not (isinstance(found, type) and issubclass(found, MaskableActorCriticPolicy)):
+        raise ValueError(
+            f"must be one of {', '.join(aliases)} or the dotted path of a MaskableActorCriticPolicy subclass"
+        )
+    return found
+
+
+#: The heads a per-head ``net_arch`` sizes (SB3's MlpExtractor: the policy's and the value's).
+NET_HEADS = ("pi", "vf")
+
+
+def check_policy_kwargs(policy_kwargs: dict[str, Any]) -> None:
+    """What a config's ``policy_kwargs`` may hold before any network is built: ``net_arch`` layer sizes, an
+    ``activation_fn`` of torch.nn, an importable ``features_extractor_class``, mappings for ``*_kwargs``; a
+    ValueError naming the key where not (the policy itself checks the rest when the run is set up)."""
+    if policy_kwargs.get("net_arch") is not None:
+        check_net_arch(policy_kwargs["net_arch"])
+    if "activation_fn" in policy_kwargs:
+        check_activation(policy_kwargs["activation_fn"])
+    extractor = policy_kwargs.get("features_extractor_class")
+    where = "features_extractor_class"
+    if extractor is not None and not (
+        isinstance(extractor, str) and isinstance(_import_dotted(extractor, where), type)
+    ):
+        raise ValueError(f"{where}: {extractor!r} is not the dotted path of a class")
+    for key, value in policy_kwargs.items():
+        if key.endswith("_kwargs") and value is not None and not isinstance(value, dict):
+            raise ValueError(f"{key}: {value!r} is not a mapping of keyword arguments")
+
+
+def check_net_arch(arch: Any) -> None:
+    """A ``net_arch`` SB3 builds: a list of layer sizes (whole numbers of at least 1) or such a list per head."""
+    how = "give a list of layer sizes ([64, 64]) or one per head ({pi: [64, 64], vf: [64, 64]})"
+    heads = arch.items() if isinstance(arch, dict) else [("", arch)]
+    for head, sizes in heads:
+        key = f"net_arch.{head}" if head else "net_arch"
+        if isinstance(arch, dict) and head not in NET_HEADS:
+            raise ValueError(f"net_arch: {head!r} is not a head (pi, vf); {how}")
+        if not isinstance(sizes, list):
+            raise ValueError(f"{key}: {sizes!r} is not a list of layer sizes; {how}")
+        for size in sizes:
+            if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+                raise ValueError(f"{key}: layer size {size!r} is not a whole number of at least 1; {how}")
+
+
+def check_activation(name: Any) -> None:
+    """An ``activation_fn``: the name of a torch.nn module class (``ReLU``, ``Tanh``)."""
+    from torch import nn
+
+    found = getattr(nn, name, None) if isinstance(name, str) else None
+    if not (isinstance(found, type) and issubclass(found, nn.Module)):
+        raise ValueError(f"activation_fn: {name!r} is not the name of a torch.nn activation (ReLU, Tanh, ...)")
 
 
 def resolve_policy_kwargs(policy_kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,8 @@ evaluations during training and their best policy), ``model.zip`` (the final pol
 final report: ``report.md``, ``results.json``, ``learning_curve.png`` and ``scores.png`` (PPO against
 random and greedy on deals it never trained on, with paired intervals). ``--resume`` continues the run, its timestep
 count, optimiser state, episode log and evaluation history included, with its own seed and vec; what
-a killed run recorded past the checkpoint it goes on from is set aside (``*.abandoned.*``).
+a killed run recorded past the checkpoint it goes on from is set aside (``*.abandoned.*``). One process
+writes a run directory at a time (its lock, ``.writer.lock``): a second is refused, naming the first.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from agents.training.config import (
     config_data,
     config_to_dict,
     load_config,
+    policy_class,
     read_settings,
     resolve_policy,
     resolve_policy_kwargs,
@@ -57,10 +59,12 @@ from agents.training.run_directory import (
     SegmentClock,
     clear_run,
     config_changes,
+    hold_run,
     load_checkpoint,
     read_monitor_file,
     read_record,
     resume_point,
+    run_contents,
     save_atomically,
     set_aside_monitor_rows,
     spec_stamp,
@@ -241,22 +245,32 @@ def one_line_usage_error(box: str) -> str:
     return f"{paragraph.rstrip('.')}. See train.py --help"
 
 
-def prepare_run_dir(args: Args, env_id: str) -> Path:
-    """The new run's directory: refused when it holds anything, unless ``--overwrite`` (which clears the run)."""
+def new_run_dir(args: Args, env_id: str) -> Path:
+    """The new run's directory, checked (:func:`check_run_dir`) and not yet made."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = Path(args.run_dir or f"runs/{env_id.split('/')[-1]}-{stamp}")
+    check_run_dir(run_dir, args.overwrite)
+    return run_dir
+
+
+def check_run_dir(run_dir: Path, overwrite: bool) -> None:
+    """A new run's directory is a directory, missing or empty (its writer lock aside), unless ``--overwrite``."""
     if run_dir.exists() and not run_dir.is_dir():
         raise ConfigError(f"--run-dir {run_dir} is a file, not a directory")
-    held = sorted(p.name for p in run_dir.iterdir()) if run_dir.is_dir() else []
-    if held and not args.overwrite:
+    held = run_contents(run_dir)
+    if held and not overwrite:
         shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
         raise ConfigError(
             f"run directory {run_dir} is not empty ({shown}): continue that run with --resume {run_dir}, "
             f"replace it with --overwrite, or choose another --run-dir"
         )
+
+
+def prepare_run_dir(run_dir: Path, overwrite: bool) -> None:
+    """The held new run's directory checked again (another writer may have been there since) and, with
+    ``--overwrite``, cleared of the run it held."""
+    check_run_dir(run_dir, overwrite)
     clear_run(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    return run_dir
 
 
 # --- training -------------------------------------------------------------------------------------
@@ -277,11 +291,16 @@ class Plan:
 
 
 def setup(args: Args) -> Plan:
-    """Every user check before any long work: the config, the flags, the run directory (and what it holds)."""
+    """Every user check before any long work: the config, the flags, the policy, the run directory (and what it
+    holds). A new run's directory is not made yet; a resumed run's is read, which :func:`train` does holding it."""
     if args.resume:
         return plan_resume(args)
-    config = load_config(*config_source(args.config, args.env_id, None), args.overrides)
+    source = config_source(args.config, args.env_id, None)
+    config = load_config(*source, args.overrides)
     vec, why = select_vec(config.vec, config)
+    key = "--policy-kwargs" if "policy_kwargs" in args.overrides else f"{config.env_id}.policy_kwargs"
+    check_policy(config, f"{source[0]}: {key}")
+    run_dir = new_run_dir(args, config.env_id)
     if config.pretrain is not None and config.pretrain.teacher_dir is not None:
         from agents.evaluation.sharding import prepare_state_dir
 
@@ -289,7 +308,32 @@ def setup(args: Args) -> Plan:
             prepare_state_dir(Path(config.pretrain.teacher_dir), "pretrain.teacher_dir")
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-    return Plan(config, prepare_run_dir(args, config.env_id), args.seed or 0, vec, why)
+    return Plan(config, run_dir, args.seed or 0, vec, why)
+
+
+def check_policy(config: TrainConfig, where: str) -> None:
+    """Build the config's policy once on its env's spaces, before any folder is made: what it refuses in
+    ``policy_kwargs`` (a keyword it does not take, an extractor's argument) is a ConfigError named by ``where``."""
+    from agents.training.networks import complete_extractor_kwargs
+
+    env = gym.make(config.learner_env_id, **config.env_kwargs)
+    layout = env.unwrapped.observer.layout  # type: ignore[attr-defined]
+    try:
+        kwargs = complete_extractor_kwargs(resolve_policy_kwargs(config.policy_kwargs), layout)
+        policy_class(config.policy)(env.observation_space, env.action_space, lambda _: 1e-3, **kwargs)
+    except (TypeError, ValueError, RuntimeError, AssertionError, KeyError) as exc:
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise ConfigError(f"{where}: building the {config.policy} policy failed: {detail}") from None
+    finally:
+        env.close()
+
+
+def resumable(run_dir: Path) -> Path:
+    """A run directory's ``config.yaml``; a ConfigError where it has none (not a run directory)."""
+    saved = run_dir / "config.yaml"
+    if not saved.is_file():
+        raise ConfigError(f"cannot resume: {saved} is missing (is {run_dir} a run directory?)")
+    return saved
 
 
 def plan_resume(args: Args) -> Plan:
@@ -298,9 +342,7 @@ def plan_resume(args: Args) -> Plan:
     from agents.training.callbacks import read_evaluations
 
     run_dir = Path(args.resume or "")
-    saved = run_dir / "config.yaml"
-    if not saved.is_file():
-        raise ConfigError(f"cannot resume: {saved} is missing (is {run_dir} a run directory?)")
+    saved = resumable(run_dir)
     record = read_record(run_dir)
     config = load_config(*config_source(args.config, args.env_id, args.resume), args.overrides)
     changed = config_changes(record.get("config") or config_data(load_config(saved)), config_data(config))
@@ -346,8 +388,24 @@ def set_aside_abandoned(run_dir: Path, steps: int, checkpoint: Path) -> None:
 
 
 def train(args: Args) -> Path:
-    """Train (or resume), save the model, write the report; return the run directory."""
+    """Train (or resume) as the run directory's one writer, save the model, write the report; return the run
+    directory. Its lock is taken before a resume reads the run or a new run writes there, and kept to the end."""
+    taken: list[str] = []  # whose lock was taken over (a killed run's): said once the run goes ahead
+    if args.resume:
+        resumable(Path(args.resume))
+        with hold_run(Path(args.resume), report=taken.append):
+            plan = plan_resume(args)
+            return run(plan, args.progress_bar, taken)
     plan = setup(args)
+    with hold_run(plan.run_dir, report=taken.append):
+        prepare_run_dir(plan.run_dir, args.overwrite)
+        return run(plan, args.progress_bar, taken)
+
+
+def run(plan: Plan, progress_bar: bool, taken: list[str]) -> Path:
+    """Train the checked ``plan`` in its held run directory, save the model, write the report."""
+    for line in taken:
+        print(line, file=sys.stderr)
     config, run_dir = plan.config, plan.run_dir
     clock = SegmentClock(run_dir / "training.json")
     first_seed = segment_seed(plan.seed, clock.segment)
@@ -377,7 +435,7 @@ def train(args: Args) -> Path:
         model.learn(
             total_timesteps=remaining,
             callback=callbacks,
-            progress_bar=args.progress_bar,
+            progress_bar=progress_bar,
             reset_num_timesteps=not resuming,
             tb_log_name="ppo",
         )
@@ -418,8 +476,8 @@ def new_model(config: TrainConfig, envs: Any, run_dir: Path | None, seed: int) -
             verbose=0,
             **config.ppo.sb3_kwargs(),
         )
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{config.env_id}.policy_kwargs or .ppo: {exc}") from None
+    except (TypeError, ValueError, RuntimeError, AssertionError) as exc:
+        raise ConfigError(f"{config.env_id}.policy_kwargs or .ppo: {' '.join(str(exc).split())}") from None
 
 
 def make_callbacks(config: TrainConfig, run_dir: Path, clock: SegmentClock) -> list[Any]:

@@ -42,7 +42,7 @@ import numpy as np
 import patience_gym  # noqa: F401 - registers the envs
 from agents.base import Agent
 from agents.evaluation.evaluate import run_episode
-from agents.evaluation.sharding import prepare_state_dir, run_sharded, write_atomically
+from agents.evaluation.sharding import holding, run_sharded, write_atomically
 from agents.registry import make_agent
 from patience_gym.env import PatienceEnv
 
@@ -203,19 +203,20 @@ def _collect_kept(
     """:func:`collect` with ``state_dir``: kept shards read back, the others played and kept."""
     if shard_size < 1:
         raise ValueError(f"shard_size must be at least 1, got {shard_size}")
-    prepare_state_dir(state_dir, "teacher dir")  # before any game: a file in the way, no permission
     described = json.dumps(env_kwargs, sort_keys=True)
     shards = [
         TeacherShard(env_id, described, teacher, tuple(seeds[i : i + shard_size]), float(gamma))
         for i in range(0, len(seeds), shard_size)
     ]
-    parts = [load_shard(state_dir / s.filename, s) for s in shards]  # every kept file checked before any game
-    todo = [i for i, part in enumerate(parts) if part is None]
-    backend = "process" if jobs > 1 and len(todo) > 1 else "serial"
-    tasks = [(shards[i], state_dir / shards[i].filename) for i in todo]
-    run_sharded(_record_shard, tasks, backend, workers=jobs if backend == "process" else None)
-    for i in todo:
-        parts[i] = load_shard(state_dir / shards[i].filename, shards[i])
+    # one writer (made and checked before any game: a file in the way, no permission, another run recording)
+    with holding(state_dir, "teacher dir"):
+        parts = [load_shard(state_dir / s.filename, s) for s in shards]  # every kept file checked before any game
+        todo = [i for i, part in enumerate(parts) if part is None]
+        backend = "process" if jobs > 1 and len(todo) > 1 else "serial"
+        tasks = [(shards[i], state_dir / shards[i].filename) for i in todo]
+        run_sharded(_record_shard, tasks, backend, workers=jobs if backend == "process" else None)
+        for i in todo:
+            parts[i] = load_shard(state_dir / shards[i].filename, shards[i])
     return _join([p for p in parts if p is not None], start)
 
 

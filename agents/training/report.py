@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.evaluation.evaluate import Summary, evaluate, format_table, paired_ci95, run_episode
+from agents.evaluation.writer_lock import DirectoryInUseError, hold_directory
 from agents.registry import make_agent
 from agents.training.callbacks import BEST_RECORD, EVAL_TIMES, read_eval_times, read_evaluations
 from agents.training.config import TRAIN_SEED_BASE, ConfigError, TrainConfig, load_config
@@ -322,9 +323,10 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"{args.run_dir / name} is missing: not a finished run")
     try:
         config = load_config(args.run_dir / "config.yaml")
-    except ConfigError as exc:
+        with hold_directory(args.run_dir, "run directory"):  # not while train.py still writes the run
+            print(write_report(args.run_dir, config))
+    except (ConfigError, DirectoryInUseError) as exc:
         parser.exit(2, f"error: {exc}\n")
-    print(write_report(args.run_dir, config))
 
 
 if __name__ == "__main__":

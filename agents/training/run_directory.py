@@ -4,6 +4,7 @@ evaluations past it, set aside)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -11,19 +12,20 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 from agents.evaluation.sharding import write_atomically
+from agents.evaluation.writer_lock import LOCK_NAME, DirectoryInUseError, hold_directory
 from agents.training.config import ConfigError, TrainConfig, ppo_settings
 
 CHECKPOINT_RE = re.compile(r"model_(\d+)_steps\.zip$")
 #: The policy right after the warm start (behaviour cloning), before any PPO step.
 WARM_START = "warm_start.zip"
-#: What a run directory holds; ``--overwrite`` removes these (and nothing else).
+#: What a run directory holds; ``--overwrite`` removes these (and nothing else: not the writer lock, LOCK_NAME).
 RUN_FILES = (
     "config.yaml",
     "tb",
@@ -49,6 +51,49 @@ def clear_run(run_dir: Path) -> None:
             shutil.rmtree(path)
         elif path.exists():
             path.unlink()
+
+
+def run_contents(run_dir: Path) -> list[str]:
+    """The names in ``run_dir`` (none where it does not exist), its writer lock left out: a lock alone is no run."""
+    if not run_dir.is_dir():
+        return []
+    return sorted(p.name for p in run_dir.iterdir() if p.name != LOCK_NAME)
+
+
+@contextlib.contextmanager
+def hold_run(run_dir: Path, report: Callable[[str], None] | None = None) -> Iterator[Path]:
+    """Be ``run_dir``'s one writer while the block runs (the lock of :mod:`agents.evaluation.writer_lock`).
+
+    Another live writer is a ConfigError naming it; a lock left by a killed one is taken over, and ``report``
+    (default: stderr) says whose it was. A ConfigError in the block (a refusal) removes what taking the lock
+    made, the lock file and the folders, so that a refused command leaves the file system as it found it.
+    """
+    made = [p for p in (run_dir, *run_dir.parents) if not p.exists()]  # deepest first
+    had_lock = (run_dir / LOCK_NAME).exists()
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(hold_directory(run_dir, "run directory", report=report))
+        except DirectoryInUseError as exc:
+            raise ConfigError(str(exc)) from None
+        except OSError as exc:
+            remove_folders(made)
+            raise ConfigError(f"run directory {run_dir} cannot be written: {exc.strerror or exc}") from None
+        try:
+            yield run_dir
+        except ConfigError:
+            if not had_lock:  # removed while still held: a writer come meanwhile was refused
+                (run_dir / LOCK_NAME).unlink(missing_ok=True)
+            remove_folders(made)
+            raise
+
+
+def remove_folders(folders: list[Path]) -> None:
+    """Remove ``folders`` (deepest first) where they are empty; one holding anything stays, with its parents."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def checkpoints(run_dir: Path) -> list[Path]:

@@ -1,7 +1,8 @@
 """Golf's feature encodings: ``ranks`` (suits dropped) and ``runs`` (the planes plus visible runs).
 
 Both serve one hole (``Golf``) and a round (``GolfRound``, which appends the
-hole in play / 8, as its plain encodings do).
+hole in play / 8, as its plain encodings do). Their sizes are in
+:mod:`patience_gym.features.golf_layout` (the networks read them there, free of the heuristics).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from patience_gym.cards import RANK
 from patience_gym.core import Game, ObsSpec
 from patience_gym.features.base import Observer, for_games
+from patience_gym.features.golf_layout import RANKS_SIZE, RUNS_SIZE
 from patience_gym.features.rules.golf import RULES_MOVES as rules_moves_observer
 from patience_gym.features.rules.layout import ENCODING as RULES_MOVES
 from patience_gym.games.golf import (
@@ -30,12 +32,6 @@ from patience_gym.games.golf import (
     GolfState,
 )
 from patience_gym.heuristics.golf_runs import column_runs
-
-#: "ranks": every link slot's rank, each column's exposed rank, the waste rank
-#: (one-hots of 13), unseen cards per rank / 4, stock count / 16.
-RANKS_SIZE = (NUM_LINKS + NUM_COLUMNS + 1) * 13 + 13 + 1
-#: "runs": the planes, then per column (run length / 35, openness / 52, height / 5).
-RUNS_SIZE = PLANES_SIZE + 3 * NUM_COLUMNS
 
 
 class RanksObserver(Observer):

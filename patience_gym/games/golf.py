@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, check_cards, codes, parse_cards, shuffled_deck
-from patience_gym.core import Chance, Game, ObsSpec, check_keys
+from patience_gym.core import Chance, Game, ObsSpec, Rules, check_keys
 
 NUM_COLUMNS = 7
 NUM_ROWS = 5
@@ -56,18 +56,22 @@ class GolfState:
     ``columns[i]`` lists column ``i`` deepest first (exposed card last);
     ``waste`` bottom first (top last); ``stock`` is the whole stock in turning
     order, shared between copies, of which ``stock[pos:]`` is still face down.
+    ``rules``: the game and rule options that made it (:class:`patience_gym.core.Rules`).
     """
 
-    __slots__ = ("columns", "pos", "stock", "waste")
+    __slots__ = ("columns", "pos", "rules", "stock", "waste")
 
-    def __init__(self, columns: list[list[int]], waste: list[int], stock: tuple[int, ...], pos: int) -> None:
+    def __init__(
+        self, columns: list[list[int]], waste: list[int], stock: tuple[int, ...], pos: int, rules: Rules
+    ) -> None:
         self.columns = columns
         self.waste = waste
         self.stock = stock
         self.pos = pos
+        self.rules = rules
 
     def copy(self) -> GolfState:
-        return GolfState([c[:] for c in self.columns], self.waste[:], self.stock, self.pos)
+        return GolfState([c[:] for c in self.columns], self.waste[:], self.stock, self.pos, self.rules)
 
     @property
     def stock_left(self) -> int:
@@ -80,6 +84,7 @@ class GolfState:
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, GolfState)
+            and self.rules == other.rules
             and self.columns == other.columns
             and self.waste == other.waste
             and self.stock[self.pos :] == other.stock[other.pos :]
@@ -121,16 +126,17 @@ class Golf(Game[GolfState]):
     def from_deal(self, deal: Sequence[str]) -> GolfState:
         return self._from_cards(_hole_deal(deal))
 
-    @staticmethod
-    def _from_cards(cards: Sequence[int]) -> GolfState:
+    def _from_cards(self, cards: Sequence[int]) -> GolfState:
         """Links row by row (last row exposed), then the stock in turning order."""
         columns = [[cards[row * NUM_COLUMNS + col] for row in range(NUM_ROWS)] for col in range(NUM_COLUMNS)]
         stock = tuple(cards[NUM_LINKS:])
-        return GolfState(columns, [stock[0]], stock, 1)
+        return GolfState(columns, [stock[0]], stock, 1, self.rules)
 
     def to_dict(self, state: GolfState) -> dict[str, Any]:
+        self.check_state(state)
         return {
             "game": self.name,
+            "options": self.options_dict(),
             "tableau": [codes(c) for c in state.columns],
             "waste": codes(state.waste),
             "stock": codes(state.stock[state.pos :]),
@@ -139,9 +145,8 @@ class Golf(Game[GolfState]):
     def from_dict(self, data: Mapping[str, Any]) -> GolfState:
         if not isinstance(data, Mapping):
             raise ValueError(f"a Golf state must be a dict, got {type(data).__name__}")
-        check_keys(data, ("tableau", "waste", "stock"), ("game",), "Golf state")
-        if data.get("game", self.name) != self.name:
-            raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
+        self.check_dict_game(data)
+        check_keys(data, ("tableau", "waste", "stock"), ("game", "options"), "Golf state")
         tableau = data["tableau"]
         if not isinstance(tableau, Sequence) or len(tableau) != NUM_COLUMNS:
             raise ValueError(f"Golf tableau must have {NUM_COLUMNS} columns")
@@ -154,7 +159,7 @@ class Golf(Game[GolfState]):
             raise ValueError("Golf waste must hold at least the first turned card")
         stock = tuple(parse_cards(data["stock"]))
         check_cards([c for col in columns for c in col] + waste + list(stock), 1, "a Golf state")
-        return GolfState(columns, waste, stock, 0)
+        return GolfState(columns, waste, stock, 0, self.rules)
 
     def from_text(self, text: str) -> GolfState:
         from patience_gym.games.golf_board import parse_board
@@ -169,12 +174,16 @@ class Golf(Game[GolfState]):
         return bool(col) and self.fits[RANK[state.waste[-1]]][RANK[col[-1]]]
 
     def legal_mask(self, state: GolfState) -> np.ndarray:
+        if state.rules is not self.rules:
+            self.check_state(state)
         fits = self.fits[RANK[state.waste[-1]]]
         mask = [bool(col) and fits[RANK[col[-1]]] for col in state.columns]
         mask.append(state.pos < len(state.stock))
         return np.array(mask, dtype=bool)
 
     def apply(self, state: GolfState, action: int) -> float:
+        if state.rules is not self.rules:
+            self.check_state(state)
         if action == DEAL:
             state.waste.append(state.stock[state.pos])
             state.pos += 1
@@ -209,7 +218,7 @@ class Golf(Game[GolfState]):
 
     def replace_hidden(self, state: GolfState, order: Sequence[int], rng: np.random.Generator | None) -> GolfState:
         # Built from the links and the waste only: the old stock is not read.
-        return GolfState([col[:] for col in state.columns], state.waste[:], tuple(order), 0)
+        return GolfState([col[:] for col in state.columns], state.waste[:], tuple(order), 0, self.rules)
 
     def chance_of(self, state: GolfState, action: int) -> Chance | None:
         """Turning the stock shows one of the unseen cards; playing a link turns nothing."""
@@ -265,24 +274,36 @@ class Golf(Game[GolfState]):
 
 
 class GolfRoundState:
-    """A nine-hole round: the hole in play, the scores so far and all nine deals."""
+    """A nine-hole round: the hole in play, the scores so far and the deals.
 
-    __slots__ = ("deals", "hole", "hole_scores", "hole_state")
+    ``deals[h]`` is hole ``h``'s deal for every hole after the one in play (the hole in play lives in
+    ``hole_state``). The entries of the holes played and in play are the real deals in a dealt round, and
+    empty in a state read by ``from_dict`` and in a determinized world, which keeps nothing of them.
+    """
+
+    __slots__ = ("deals", "hole", "hole_scores", "hole_state", "rules")
 
     def __init__(
-        self, hole_state: GolfState, hole: int, hole_scores: list[int], deals: tuple[tuple[int, ...], ...]
+        self,
+        hole_state: GolfState,
+        hole: int,
+        hole_scores: list[int],
+        deals: tuple[tuple[int, ...], ...],
+        rules: Rules,
     ) -> None:
         self.hole_state = hole_state
         self.hole = hole
         self.hole_scores = hole_scores
         self.deals = deals
+        self.rules = rules
 
     def copy(self) -> GolfRoundState:
-        return GolfRoundState(self.hole_state.copy(), self.hole, self.hole_scores[:], self.deals)
+        return GolfRoundState(self.hole_state.copy(), self.hole, self.hole_scores[:], self.deals, self.rules)
 
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, GolfRoundState)
+            and self.rules == other.rules
             and self.hole == other.hole
             and self.hole_scores == other.hole_scores
             and self.hole_state == other.hole_state
@@ -306,7 +327,7 @@ class GolfRound(Game[GolfRoundState]):
 
     def _start(self, deals: Sequence[Sequence[int]]) -> GolfRoundState:
         frozen = tuple(tuple(d) for d in deals)
-        return GolfRoundState(Golf._from_cards(frozen[0]), 0, [], frozen)
+        return GolfRoundState(self.hole_game._from_cards(frozen[0]), 0, [], frozen, self.rules)
 
     def init(self, rng: np.random.Generator) -> GolfRoundState:
         return self._start([shuffled_deck(rng) for _ in range(NUM_HOLES)])
@@ -321,8 +342,10 @@ class GolfRound(Game[GolfRoundState]):
         return self._start([_hole_deal(d, hole) for hole, d in enumerate(holes, 1)])
 
     def to_dict(self, state: GolfRoundState) -> dict[str, Any]:
+        self.check_state(state)
         return {
             "game": self.name,
+            "options": self.options_dict(),
             "hole": state.hole,
             "hole_scores": list(state.hole_scores),
             "hole_state": self.hole_game.to_dict(state.hole_state),
@@ -332,9 +355,8 @@ class GolfRound(Game[GolfRoundState]):
     def from_dict(self, data: Mapping[str, Any]) -> GolfRoundState:
         if not isinstance(data, Mapping):
             raise ValueError(f"a GolfRound state must be a dict, got {type(data).__name__}")
-        check_keys(data, ("hole", "hole_scores", "hole_state", "next_deals"), ("game",), "GolfRound state")
-        if data.get("game", self.name) != self.name:
-            raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
+        self.check_dict_game(data)
+        check_keys(data, ("hole", "hole_scores", "hole_state", "next_deals"), ("game", "options"), "GolfRound state")
         hole = data["hole"]
         scores = data["hole_scores"]
         if isinstance(hole, bool) or not isinstance(hole, int) or not 0 <= hole < NUM_HOLES:
@@ -365,9 +387,10 @@ class GolfRound(Game[GolfRoundState]):
             )
         if finished and scores[-1] != int(self.hole_game.score(hole_state)):
             raise ValueError(f"GolfRound's ninth hole score {scores[-1]} is not its hole_state's score")
-        # Finished holes' deals are not needed again; keep the tuple's indexing by hole.
+        # The deals of the holes played and in play are not kept; keep the tuple's indexing by hole.
         placeholder: tuple[tuple[int, ...], ...] = tuple(() for _ in range(hole + 1))
-        return GolfRoundState(hole_state, hole, list(scores), placeholder + tuple(tuple(d) for d in next_deals))
+        deals = placeholder + tuple(tuple(d) for d in next_deals)
+        return GolfRoundState(hole_state, hole, list(scores), deals, self.rules)
 
     def from_text(self, text: str) -> GolfRoundState:
         """Refused: board text has no hole number, hole scores or later deals."""
@@ -378,15 +401,19 @@ class GolfRound(Game[GolfRoundState]):
 
     # --- rules ----------------------------------------------------------
     def legal_mask(self, state: GolfRoundState) -> np.ndarray:
+        if state.rules is not self.rules:
+            self.check_state(state)
         return self.hole_game.legal_mask(state.hole_state)
 
     def apply(self, state: GolfRoundState, action: int) -> float:
+        if state.rules is not self.rules:
+            self.check_state(state)
         reward = self.hole_game.apply(state.hole_state, action)
         if self.hole_game.is_over(state.hole_state):
             state.hole_scores.append(int(self.hole_game.score(state.hole_state)))
             if state.hole + 1 < NUM_HOLES:
                 state.hole += 1
-                state.hole_state = Golf._from_cards(state.deals[state.hole])
+                state.hole_state = self.hole_game._from_cards(state.deals[state.hole])
         return reward
 
     def is_over(self, state: GolfRoundState) -> bool:
@@ -412,9 +439,10 @@ class GolfRound(Game[GolfRoundState]):
         self, state: GolfRoundState, order: Sequence[int], rng: np.random.Generator | None
     ) -> GolfRoundState:
         """The hole's stock in ``order``; each later hole dealt afresh from ``rng`` (a full shuffled deck,
-        as :meth:`init` deals it: the player has seen none of them)."""
+        as :meth:`init` deals it: the player has seen none of them). Built from the visible hole and the
+        scores only: no deal of ``state`` is read or kept."""
         later = NUM_HOLES - 1 - state.hole
-        deals = state.deals[: state.hole + 1]
+        deals: tuple[tuple[int, ...], ...] = tuple(() for _ in range(state.hole + 1))
         if later:
             if rng is None:
                 raise ValueError(
@@ -422,18 +450,19 @@ class GolfRound(Game[GolfRoundState]):
                 )
             deals += tuple(tuple(shuffled_deck(rng)) for _ in range(later))
         hole = self.hole_game.replace_hidden(state.hole_state, order, None)
-        return GolfRoundState(hole, state.hole, state.hole_scores[:], deals)
+        return GolfRoundState(hole, state.hole, state.hole_scores[:], deals, self.rules)
 
     def chance_of(self, state: GolfRoundState, action: int) -> Chance | None:
-        """Turning the stock as in a hole; a link played that ends the hole (with holes to come) deals the
-        next hole: its 35 links and first waste card, drawn from a fresh deck."""
-        if action == DEAL:
-            return self.hole_game.chance_of(state.hole_state, action)
-        after = state.hole_state.copy()
-        self.hole_game.apply(after, action)
-        if self.hole_game.is_over(after) and state.hole + 1 < NUM_HOLES:
-            return Chance(NUM_LINKS + 1, tuple(range(52)))
-        return None
+        """Turning the stock as in a hole; a move that ends the hole with holes to come (a link played, or
+        the stock's last card turned with nothing to play on it) deals the next hole: its 35 links and first
+        waste card, drawn from a fresh deck (the last stock card was certain: the one card unseen)."""
+        hole = state.hole_state
+        if state.hole + 1 < NUM_HOLES and (action != DEAL or hole.stock_left == 1):
+            after = hole.copy()  # a deal turns the one unseen card here: nothing hidden is read
+            self.hole_game.apply(after, action)
+            if self.hole_game.is_over(after):
+                return Chance(NUM_LINKS + 1, tuple(range(52)))
+        return self.hole_game.chance_of(hole, action) if action == DEAL else None
 
     def stage(self, state: GolfRoundState) -> tuple[Game[Any], Any]:
         return self.hole_game, state.hole_state

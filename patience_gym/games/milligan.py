@@ -73,7 +73,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, SUIT, check_cards, codes, parse_card, parse_cards, shuffled_deck
-from patience_gym.core import Chance, Game, ObsSpec, check_keys
+from patience_gym.core import Chance, Game, ObsSpec, Rules, check_keys
 from patience_gym.games.milligan_tables import (
     CC,
     CC_BASE,
@@ -174,6 +174,10 @@ class MilliganState:
     since the last progress event, ``seen`` the fingerprints of the positions
     met since then (the current one included).
 
+    ``rules`` is the game and rule options that made the state (:class:`patience_gym.core.Rules`): the
+    family's three games share this class, and each refuses the others' states, so a cache is only ever
+    read by the game that filled it.
+
     Caches (rebuilt by :meth:`MilliganGame.refresh`): ``runs[j]`` the length
     of the built sequence at column ``j``'s foot, ``total`` the cards on the
     foundations, ``hash`` the current fingerprint, ``obs`` the "ids"
@@ -192,6 +196,7 @@ class MilliganState:
         "origin",
         "pos",
         "reserve",
+        "rules",
         "runs",
         "seen",
         "stock",
@@ -213,6 +218,7 @@ class MilliganState:
     obs: np.ndarray
     mask: np.ndarray | None
     acts: list[int] | None
+    rules: Rules
 
     def copy(self) -> MilliganState:
         new = MilliganState.__new__(MilliganState)
@@ -231,6 +237,7 @@ class MilliganState:
         new.obs = self.obs.copy()
         new.mask = self.mask
         new.acts = self.acts
+        new.rules = self.rules
         return new
 
     @property
@@ -240,6 +247,7 @@ class MilliganState:
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, MilliganState)
+            and self.rules == other.rules
             and self.columns == other.columns
             and self.found == other.found
             and self.stock[self.pos :] == other.stock[other.pos :]
@@ -350,6 +358,7 @@ class MilliganGame(Game[MilliganState]):
         state.best = best
         state.idle = idle
         state.seen = set()
+        state.rules = self.rules
         self.refresh(state)
         state.seen = {state.hash} if seen is None else seen | {state.hash}
         return state
@@ -377,8 +386,10 @@ class MilliganGame(Game[MilliganState]):
         return h
 
     def to_dict(self, state: MilliganState) -> dict[str, Any]:
+        self.check_state(state)
         data: dict[str, Any] = {
             "game": self.name,
+            "options": self.options_dict(),
             "tableau": [codes(c) for c in state.columns],
             "foundations": [codes(range((s >> 1) * 13, (s >> 1) * 13 + h)) for s, h in enumerate(state.found)],
             "stock": codes(state.stock[state.pos :]),
@@ -397,14 +408,13 @@ class MilliganGame(Game[MilliganState]):
         what = f"a {self.title} state"
         if not isinstance(data, Mapping):
             raise ValueError(f"{what} must be a dict, got {type(data).__name__}")
-        optional = {"game", "best", "idle_moves", "seen"}
+        optional = {"game", "options", "best", "idle_moves", "seen"}
         if self.reserve_kind == "waiver":
             optional |= {"waived", "waived_from"}
         elif self.reserve_kind == "pocket":
             optional.add("pocket")
+        self.check_dict_game(data)
         check_keys(data, ("tableau", "foundations", "stock"), optional, what, unknown_first=True)
-        if data.get("game", self.name) != self.name:
-            raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
         columns = self._card_lists(data["tableau"], NUM_COLUMNS, "tableau")
         piles = self._card_lists(data["foundations"], NUM_FOUNDATIONS, "foundations")
         found = self._foundation_heights(piles)
@@ -504,6 +514,8 @@ class MilliganGame(Game[MilliganState]):
 
     # --- rules ----------------------------------------------------------
     def legal_mask(self, state: MilliganState) -> np.ndarray:
+        if state.rules is not self.rules:  # the cache below is its own game's
+            self.check_state(state)
         mask = state.mask
         if mask is None:
             acts = self._legal(state)
@@ -518,7 +530,7 @@ class MilliganGame(Game[MilliganState]):
         return mask
 
     def legal_actions(self, state: MilliganState) -> list[int]:
-        if state.acts is None:
+        if state.acts is None or state.rules is not self.rules:
             self.legal_mask(state)
         return sorted(state.acts)  # type: ignore[arg-type]
 
@@ -713,6 +725,8 @@ class MilliganGame(Game[MilliganState]):
                 acts.append(RC + j * MAX_RUN + k - 1)
 
     def apply(self, state: MilliganState, action: int) -> float:
+        if state.rules is not self.rules:
+            self.check_state(state)
         cols = state.columns
         obs = state.obs
         h = state.hash
@@ -838,7 +852,7 @@ class MilliganGame(Game[MilliganState]):
     def is_over(self, state: MilliganState) -> bool:
         if state.total == TOTAL_CARDS:
             return True
-        if state.acts is None:
+        if state.acts is None or state.rules is not self.rules:
             self.legal_mask(state)
         return not state.acts
 

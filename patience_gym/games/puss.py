@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from patience_gym.cards import CODE, RANK, RED, codes, parse_card, parse_cards
-from patience_gym.core import Chance, Game, ObsSpec, check_keys
+from patience_gym.core import Chance, Game, ObsSpec, Rules, check_keys
 
 NUM_CORNERS = 4
 NUM_FOUNDATIONS = 4
@@ -151,7 +151,8 @@ class PussState:
     dealt card awaiting placement (-1: none). ``seven``: a dealt 7's privilege
     is unused. ``redeal`` holds the cards taken up so far (new dealing order)
     while the packets are being taken up. ``obs`` is the "ids" observation,
-    kept up to date by every change.
+    kept up to date by every change. ``rules``: the game and rule options that made it
+    (:class:`patience_gym.core.Rules`).
     """
 
     __slots__ = (
@@ -165,6 +166,7 @@ class PussState:
         "pass_no",
         "pos",
         "redeal",
+        "rules",
         "score",
         "seven",
     )
@@ -179,6 +181,7 @@ class PussState:
         pass_no: int,
         seven: bool,
         redeal: list[int],
+        rules: Rules,
     ) -> None:
         self.foundations = foundations
         self.corners = corners
@@ -188,6 +191,7 @@ class PussState:
         self.pass_no = pass_no
         self.seven = seven
         self.redeal = redeal
+        self.rules = rules
         self.need = [RANK[p[-1]] + 1 for p in foundations]
         self.score = sum(len(p) for p in foundations)
         fit = [0] * 52
@@ -212,6 +216,7 @@ class PussState:
         new.score = self.score
         new.fit = self.fit[:]
         new.obs = self.obs.copy()
+        new.rules = self.rules
         return new
 
     @property
@@ -227,6 +232,7 @@ class PussState:
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, PussState)
+            and self.rules == other.rules
             and self.foundations == other.foundations
             and self.corners == other.corners
             and self.pack[self.pos :] == other.pack[other.pos :]
@@ -332,10 +338,9 @@ class PussInTheCorner(Game[PussState]):
         self._sevens_after = self.options.sevens_after_placing
 
     # --- states ---------------------------------------------------------
-    @staticmethod
-    def _start(pack: Sequence[int]) -> PussState:
+    def _start(self, pack: Sequence[int]) -> PussState:
         foundations = [[ace] for ace in ACES]
-        return PussState(foundations, [[], [], [], []], tuple(pack), 0, -1, 1, False, [])
+        return PussState(foundations, [[], [], [], []], tuple(pack), 0, -1, 1, False, [], self.rules)
 
     def init(self, rng: np.random.Generator) -> PussState:
         order = rng.permutation(PACK_SIZE)
@@ -350,8 +355,10 @@ class PussInTheCorner(Game[PussState]):
         return self._start(cards)
 
     def to_dict(self, state: PussState) -> dict[str, Any]:
+        self.check_state(state)
         return {
             "game": self.name,
+            "options": self.options_dict(),
             "pass": state.pass_no,
             "foundations": [codes(p) for p in state.foundations],
             "corners": [codes(c) for c in state.corners],
@@ -365,9 +372,8 @@ class PussInTheCorner(Game[PussState]):
         if not isinstance(data, Mapping):
             raise ValueError(f"a Puss in the Corner state must be a dict, got {type(data).__name__}")
         keys = ("pass", "foundations", "corners", "hand", "pack", "seven", "redeal")
-        check_keys(data, keys, ("game",), "Puss in the Corner state")
-        if data.get("game", self.name) != self.name:
-            raise ValueError(f"state is for game {data['game']!r}, not {self.name!r}")
+        self.check_dict_game(data)
+        check_keys(data, keys, ("game", "options"), "Puss in the Corner state")
         pass_no = data["pass"]
         if not isinstance(pass_no, (int, np.integer)) or isinstance(pass_no, bool) or pass_no not in (1, 2):
             raise ValueError(f"Puss in the Corner 'pass' must be 1 or 2, got {pass_no!r}")
@@ -404,11 +410,13 @@ class PussInTheCorner(Game[PussState]):
                 raise ValueError("a redeal in progress needs pass 1, an empty pack, no card in hand and seven False")
             if sum(1 for k in corners if k) < 2:
                 raise ValueError("a redeal in progress leaves at least two packets to take up")
-        return PussState(foundations, corners, tuple(pack), 0, hand, int(pass_no), bool(seven), redeal)
+        return PussState(foundations, corners, tuple(pack), 0, hand, int(pass_no), bool(seven), redeal, self.rules)
 
     # --- rules ----------------------------------------------------------
     def legal_bits(self, state: PussState) -> int:
         """The legal actions as bits of an int."""
+        if state.rules is not self.rules:
+            self.check_state(state)
         corners = state.corners
         hand = state.hand
         if hand >= 0:
@@ -459,6 +467,8 @@ class PussInTheCorner(Game[PussState]):
         return 0 <= action < NUM_ACTIONS and bool(self.legal_bits(state) >> action & 1)
 
     def apply(self, state: PussState, action: int) -> float:
+        if state.rules is not self.rules:
+            self.check_state(state)
         obs = state.obs
         if action == DEAL:
             card = state.pack[state.pos]

@@ -29,6 +29,7 @@ from patience_gym.games.golf import (
     PLANES_SIZE,
     STOCK_SIZE,
     GolfOptions,
+    GolfRound,
     GolfRoundState,
     GolfState,
     _fits_table,
@@ -597,13 +598,16 @@ class BatchedGolf(BatchedGame):
         top = int(self.top[i])
         waste = [c for c in np.flatnonzero(self.in_waste[i]).tolist() if c != top] + [top]
         columns = [self.cols[i, c, : self.heights[i, c]].tolist() for c in range(NUM_COLUMNS)]
-        hole = GolfState(columns, waste, tuple(self.stock[i].tolist()), int(self.pos[i]))
+        hole_rules = self.game.hole_game.rules if isinstance(self.game, GolfRound) else self.game.rules
+        hole = GolfState(columns, waste, tuple(self.stock[i].tolist()), int(self.pos[i]), hole_rules)
         if not self.is_round:
             return hole
         deals = tuple(tuple(d) for d in self.deals[i].tolist())
-        return GolfRoundState(hole, int(self.hole[i]), self.hole_scores[i, : self.done[i]].tolist(), deals)
+        scores = self.hole_scores[i, : self.done[i]].tolist()
+        return GolfRoundState(hole, int(self.hole[i]), scores, deals, self.game.rules)
 
     def load_state(self, i: int, state: Any) -> None:
+        self.game.check_state(state)
         hole: GolfState = state.hole_state if self.is_round else state
         left = hole.stock[hole.pos :]
         if len(left) > STOCK_SIZE:

@@ -148,6 +148,7 @@ class BatchedMilligan(BatchedGame):
     def load_state(self, i: int, state: MilliganState) -> None:
         """Env ``i`` takes ``state``, its progress rule's memory included: the fingerprints ``seen`` since
         the last progress event (``Game.from_dict`` adds the current one), in a filter as the kernels keep it."""
+        self.game.check_state(state)
         if len(state.seen) > K.SEEN_CAP:
             raise ValueError(f"a state remembers at most {K.SEEN_CAP} positions, got {len(state.seen)} in env {i}'s")
         left = state.stock[state.pos :]

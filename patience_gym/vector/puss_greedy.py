@@ -1,4 +1,4 @@
-"""The greedy Puss in the Corner player in numba, on the batched engine's rows (:mod:`patience_gym.vector.puss`).
+"""The greedy Puss in the Corner player in numba, on the batched rows of :mod:`patience_gym.vector.puss_kernels`.
 
 Each function mirrors one of :mod:`patience_gym.heuristics.puss_greedy` (same rules, same ties), reading
 env ``i``'s row ``g[i]`` only where the player sees it: the foundations' needs, the packets, the dealt
@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from patience_gym.games.puss import CORNER_TO_FOUNDATION, DEAL, MERGE, MERGES, PACK_SIZE, TAKE, TO_CORNER, TO_FOUNDATION
-from patience_gym.vector.puss import (
+from patience_gym.vector.puss_kernels import (
     _MERGE_COUNT,
     _MERGE_PAIRS,
     _PILE_A,

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from patience_gym.core import Game, IllegalActionError
+from patience_gym.core import ForeignStateError, Game, IllegalActionError
 from patience_gym.vector import batched_game_class
 
 if TYPE_CHECKING:
@@ -307,6 +307,10 @@ class WorldRollouts:
                 f"{what} is a {type(state).__name__}, not a {self.state_type.__name__} of {self.env_id} "
                 f"(give the rules' states of this game: game.init, game.from_dict, game.determinize)"
             )
+        try:
+            self.game.check_state(state)
+        except ForeignStateError as exc:
+            raise ForeignStateError(f"{what} of {self.env_id}: {exc}") from None
 
 
 def _check_count(value: Any, name: str) -> int:

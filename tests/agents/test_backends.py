@@ -5,13 +5,24 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agents.evaluation.evaluate import evaluate, evaluate_sharded
-from agents.evaluation.sharding import KeptShardError, run_sharded
+from agents.evaluation.sharding import (
+    KeptForm,
+    KeptShardError,
+    holding,
+    number,
+    one_of,
+    run_resumable,
+    run_sharded,
+    whole,
+)
 
 GOLF = "patience_gym/Golf-v0"
 
@@ -152,28 +163,28 @@ def test_evaluate_sharded_keeps_its_blocks_and_resumes_from_them(
 ) -> None:
     """An interrupted evaluation loses no finished block, plays only the missing ones again, never counts a
     deal twice, and gives the uninterrupted results."""
-    from agents.evaluation import evaluate as evaluate_module
+    from agents.evaluation import blocks
 
     specs = ["random", "greedy"]
     serial = evaluate(GOLF, specs, episodes=12, seed=5)
     state = tmp_path / "state"
     same_summaries(evaluate_sharded(GOLF, None, specs, range(5, 17), shard_size=5, state_dir=state), serial)
-    kept = sorted(p.name for p in state.iterdir())
+    kept = sorted(p.name for p in state.glob("*.json"))
     assert len(kept) == 6 and all(name.startswith("Golf-v0-") for name in kept)  # 2 agents x blocks of 5, 5, 2
 
     played: list[list[int]] = []
-    play = evaluate_module._play_shard
+    play = blocks._play_shard
 
     def counting(shard: Any) -> dict[str, Any]:
         played.append(shard.seeds)
         return play(shard)
 
-    monkeypatch.setattr(evaluate_module, "_play_shard", counting)
+    monkeypatch.setattr(blocks, "_play_shard", counting)
     same_summaries(evaluate_sharded(GOLF, None, specs, range(5, 17), shard_size=5, state_dir=state), serial)
     assert played == []  # every block read back
     (state / kept[0]).unlink()  # as if the run had stopped before that block finished
     same_summaries(evaluate_sharded(GOLF, None, specs, range(5, 17), shard_size=5, state_dir=state), serial)
-    assert len(played) == 1 and sorted(p.name for p in state.iterdir()) == kept
+    assert len(played) == 1 and sorted(p.name for p in state.glob("*.json")) == kept
 
 
 def test_a_kept_block_of_other_settings_is_refused_by_name(tmp_path: Path) -> None:
@@ -183,7 +194,7 @@ def test_a_kept_block_of_other_settings_is_refused_by_name(tmp_path: Path) -> No
     state = tmp_path / "state"
     spec = ["planner:samples=1,exact_from=none,max_nodes=2000"]
     evaluate_sharded(GOLF, None, spec, range(2), shard_size=2, state_dir=state)
-    (path,) = state.iterdir()
+    (path,) = state.glob("*.json")
     data = json.loads(path.read_text())
     data["shard"]["settings"]["max_nodes"] = 3000
     path.write_text(json.dumps(data))
@@ -199,7 +210,7 @@ def test_a_kept_block_of_other_settings_is_refused_by_name(tmp_path: Path) -> No
     [
         (b"[1, 2]", "does not hold the deals"),
         (b"\xff\xfe{", "is not valid JSON"),
-        (None, "holds a score that is not a finite number"),
+        (None, "gives deal 2's scores entry as 'x', not a finite number"),
     ],
 )
 def test_a_damaged_kept_block_is_refused_by_name_before_any_deal(tmp_path: Path, content, problem) -> None:
@@ -209,7 +220,7 @@ def test_a_damaged_kept_block_is_refused_by_name_before_any_deal(tmp_path: Path,
 
     state = tmp_path / "state"
     evaluate_sharded(GOLF, None, ["random"], range(4), shard_size=2, state_dir=state)
-    first, second = sorted(state.iterdir(), key=lambda p: int(p.stem.split("-")[-2]))
+    first, second = sorted(state.glob("*.json"), key=lambda p: int(p.stem.split("-")[-2]))
     if content is None:
         data = json.loads(second.read_text())
         data["scores"][0] = "x"
@@ -241,7 +252,7 @@ def test_a_model_named_without_its_zip_suffix_is_evaluated_and_fingerprinted(tmp
     digest = hashlib.sha256(model.with_suffix(".zip").read_bytes()).hexdigest()
     assert agent_settings(agent, f"ppo:{model}")["model_sha256"] == digest
     (summary,) = evaluate_sharded(GOLF, env_kwargs, [f"ppo:{model}"], range(3), state_dir=tmp_path)
-    assert summary.episodes == 3 and len(list(tmp_path.iterdir())) == 1
+    assert summary.episodes == 3 and len(list(tmp_path.glob("*.json"))) == 1
 
 
 def test_agent_settings_hold_a_planners_budget_and_nothing_that_changes_between_builds() -> None:
@@ -266,11 +277,11 @@ def test_evaluate_sharded_on_ray_plays_the_serial_games(cluster: Any) -> None:
 
 
 def test_evaluate_sharded_refuses_a_model_for_another_game_before_any_shard(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agents.evaluation import evaluate as evaluate_module
+    from agents.evaluation import blocks
     from agents.load import ModelSpecError
 
     sent: list[Any] = []
-    monkeypatch.setattr(evaluate_module, "run_resumable", lambda *a, **k: sent.append(a))
+    monkeypatch.setattr(blocks, "run_resumable", lambda *a, **k: sent.append(a))
     model = Path(__file__).resolve().parents[2] / "models" / "golf_moves_decay2.zip"
     with pytest.raises(ModelSpecError, match="trained on patience_gym/Golf-v0 .*queens_on_kings"):
         evaluate_sharded(GOLF, {"obs_encoding": "runs", "queens_on_kings": True}, [f"ppo:{model}"], range(4))
@@ -279,7 +290,7 @@ def test_evaluate_sharded_refuses_a_model_for_another_game_before_any_shard(monk
 
 def test_backends_and_evaluate_import_each_other_in_no_circle() -> None:
     """agents.evaluation.evaluate uses agents.evaluation.sharding; the sharding helper, the generic layer, imports no
-    agent module."""
+    agent module (only the writer lock, which knows nothing of agents either)."""
     import ast
 
     import agents.evaluation.sharding
@@ -287,4 +298,87 @@ def test_backends_and_evaluate_import_each_other_in_no_circle() -> None:
     tree = ast.parse(Path(agents.evaluation.sharding.__file__).read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert not {name for name in imported if name and name.startswith("agents")}, imported
+    assert {name for name in imported if name and name.startswith("agents")} == {"agents.evaluation.writer_lock"}
+
+
+# --- kept shards checked, one writer per state dir ---
+
+
+@dataclass(frozen=True)
+class Deals:
+    """A shard of the deals ``start .. start+count-1``, as the solver benchmarks cut theirs."""
+
+    start: int
+    count: int
+
+    @property
+    def seeds(self) -> range:
+        return range(self.start, self.start + self.count)
+
+    @property
+    def filename(self) -> str:
+        return f"deals-{self.start}+{self.count}.json"
+
+
+VERDICTS = KeptForm(
+    deals={"deals": {"seed": whole(0), "verdict": one_of(("won", "lost"))}}, totals={"seconds": number(0.0)}
+)
+
+
+def judge(shard: Deals) -> dict[str, Any]:
+    deals = [{"seed": seed, "verdict": "won" if seed % 2 else "lost"} for seed in shard.seeds]
+    return {"shard": asdict(shard), "deals": deals, "seconds": 0.5}
+
+
+def refuse_to_run(shard: Deals) -> dict[str, Any]:
+    raise AssertionError(f"{shard} was run, though a kept shard is bad")
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda d: d["deals"].__setitem__(0, dict(d["deals"][2])), "holds deal 2 twice and lacks deal 0"),
+        (lambda d: d["deals"].pop(0), "holds 2 entries in 'deals' for its 3 deals"),
+        (
+            lambda d: d["deals"][1].update(verdict="maybe"),
+            "gives deal 1's verdict as 'maybe', not one of ['won', 'lost']",
+        ),
+        (lambda d: d["deals"][2].update(seed=7), "lacks deal 2 and holds deal 7 of another shard"),
+        (lambda d: d["deals"].reverse(), "holds its deals out of seed order"),
+        (lambda d: d["deals"][0].update(seed="0"), "gives deal 0's seed as '0', not a whole number of 0 or more"),
+        (lambda d: d["deals"][0].pop("verdict"), "has no verdict for deal 0 in 'deals'"),
+        (lambda d: d.update(seconds=-1), "gives seconds as -1, not a finite number of 0 or more"),
+        (lambda d: d.pop("seconds"), "has no seconds"),
+    ],
+)
+def test_a_kept_shard_is_checked_against_its_seeds_and_values(
+    tmp_path: Path, edit: Callable[[dict[str, Any]], object], problem: str
+) -> None:
+    """A kept shard with a deal twice, a deal missing, a deal of another shard, a verdict the tool does not give
+    or a value out of range is named in one line, before any shard runs, and never counted."""
+    import json
+
+    shards = [Deals(0, 3), Deals(3, 2)]
+    first, _ = run_resumable(judge, shards[:1], tmp_path, VERDICTS)
+    path = tmp_path / shards[0].filename
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(KeptShardError) as refused:
+        run_resumable(refuse_to_run, shards, tmp_path, VERDICTS)
+    assert str(refused.value) == f"kept shard {path} {problem}: delete it to solve the shard again"
+    assert not (tmp_path / shards[1].filename).exists()
+    path.unlink()
+    results, ran = run_resumable(judge, shards, tmp_path, VERDICTS)
+    assert results[0] == first[0] and ran == 2
+
+
+def test_a_state_dir_held_by_this_process_is_not_refused_by_it(tmp_path: Path) -> None:
+    """A tool holding its state dir over several runs (one per game) is not refused by its own lock, and
+    leaves the lock file, which no reader takes for a shard."""
+    with holding(tmp_path, "--state-dir"):
+        run_resumable(judge, [Deals(0, 2)], tmp_path, VERDICTS)
+        results, ran = run_resumable(judge, [Deals(0, 2), Deals(2, 1)], tmp_path, VERDICTS)
+    assert ran == 1 and [d["seed"] for r in results for d in r["deals"]] == [0, 1, 2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".writer.lock", "deals-0+2.json", "deals-2+1.json"]
+    assert run_resumable(refuse_to_run, [Deals(0, 2)], tmp_path, VERDICTS)[1] == 0

@@ -200,7 +200,7 @@ def test_parallel_evaluation_gives_the_same_results_in_seed_order():
         (["--seed", "-2"], "--seed must be 0 or more, got -2"),
         (["--env-kwargs", "[1]"], "--env-kwargs must be a JSON object"),
         (["--env-kwargs", '{"obs_encoding": "pictures"}'], "--env-kwargs: "),
-        (["--json", "/nonexistent/dir/r.json"], "--json: directory /nonexistent/dir does not exist"),
+        (["--json", "/nonexistent/dir/r.json"], "folder /nonexistent/dir does not exist; create it first"),
     ],
 )
 def test_cli_user_errors_are_one_line_and_exit_2_before_any_game(capsys, argv, message):
@@ -361,16 +361,85 @@ def test_cli_keeps_blocks_in_a_state_dir_and_resumes(tmp_path, capsys):
     serial = capsys.readouterr().out
     kept = [*args, "--state-dir", str(state), "--shard-size", "4"]
     assert main(kept) == 0 and capsys.readouterr().out == serial
-    files = sorted(state.iterdir())
+    files = sorted(state.glob("*.json"))
     assert len(files) == 4  # two agents, blocks of 4 and 2 deals
     stamps = [f.stat().st_mtime_ns for f in files]
     assert main(kept) == 0
     out = capsys.readouterr()
     assert out.out == serial and "4 of 4 blocks of deals read back" in out.err
-    assert [f.stat().st_mtime_ns for f in sorted(state.iterdir())] == stamps  # read back, not played again
+    assert [f.stat().st_mtime_ns for f in sorted(state.glob("*.json"))] == stamps  # read back, not played again
     files[0].write_text("{}")  # a block of another run: one line naming the file, before any deal
     assert main(kept) == 2
     assert f"kept shard {files[0]} does not hold the deals" in capsys.readouterr().err
+
+
+def test_cli_names_a_kept_block_with_a_deal_missing_or_a_bad_value_in_one_line(tmp_path, capsys):
+    """A kept block whose scores or won flags are not one per deal, or not numbers and flags, is refused
+    naming its file (exit 2) before any deal is played, and never counted."""
+    state = tmp_path / "state"
+    args = ["--env", "patience_gym/Golf-v0", "--agents", "random", "--episodes", "4", "--state-dir", str(state)]
+    assert main([*args, "--shard-size", "2"]) == 0
+    capsys.readouterr()
+    path = sorted(state.glob("*.json"))[0]
+    kept = json.loads(path.read_text())
+    for edit, problem in [
+        ({"scores": kept["scores"][:1]}, "holds 1 entries in 'scores' for its 2 deals"),
+        ({"won": [True, "yes"]}, "gives deal 1's won entry as 'yes', not true or false"),
+        ({"scores": [1.0, None]}, "gives deal 1's scores entry as None, not a finite number"),
+        ({"moves": -3}, "gives moves as -3, not a whole number of 0 or more"),
+    ]:
+        path.write_text(json.dumps({**kept, **edit}))
+        assert main([*args, "--shard-size", "2"]) == 2
+        captured = capsys.readouterr()
+        assert captured.err == f"error: kept shard {path} {problem}: delete it to solve the shard again\n"
+        assert captured.out == ""
+
+
+HOLDS_AFTER_TWO_BLOCKS = """
+import sys, time
+from agents.evaluation import blocks, evaluate
+play = blocks._play_shard
+def play_two_then_wait(shard):
+    if shard.seeds[0] >= 5:  # the deals of seeds 3 and 4 are kept, then the run waits to be killed
+        time.sleep(600)
+    return play(shard)
+blocks._play_shard = play_two_then_wait
+evaluate.main(sys.argv[1:])
+"""
+
+
+def test_cli_refuses_a_state_dir_in_use_and_takes_over_one_whose_run_was_killed(tmp_path, capsys):
+    """One run writes a state dir: a second is refused in one line naming the first (exit 2, nothing played);
+    once the first is killed (SIGKILL), the rerun takes its lock over, says so, and counts each deal once."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    state = tmp_path / "state"
+    args = ["--env", "patience_gym/Golf-v0", "--agents", "random", "--episodes", "4", "--seed", "3"]
+    assert main(args) == 0
+    serial = capsys.readouterr().out
+    kept = [*args, "--state-dir", str(state), "--shard-size", "1"]
+    root = Path(__file__).resolve().parents[2]
+    first = subprocess.Popen([sys.executable, "-c", HOLDS_AFTER_TWO_BLOCKS, *kept], cwd=root, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(state.glob("*.json"))) < 2 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(list(state.glob("*.json"))) == 2, "the first run kept no two blocks"
+        assert main(kept) == 2
+        refused = capsys.readouterr()
+        assert refused.err.startswith(f"error: --state-dir {state} is in use by pid {first.pid} on ")
+        assert len(refused.err.splitlines()) == 1 and refused.out == ""
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=60)
+    assert main(kept) == 0
+    resumed = capsys.readouterr()
+    assert f"taking over --state-dir {state} from pid {first.pid} on " in resumed.err
+    assert "2 of 4 blocks of deals read back" in resumed.err and resumed.out == serial
 
 
 MODELS = __import__("pathlib").Path(__file__).resolve().parents[2] / "models"

@@ -266,18 +266,36 @@ def test_planner_benchmark_pairs_the_planner_with_the_greedy_on_the_same_deals()
 
 def test_planner_benchmark_resumes_from_its_kept_blocks(tmp_path, monkeypatch):
     """With a state dir every agent's finished block is kept; a rerun reads them back and makes the same rows."""
-    from agents.evaluation import evaluate as evaluate_module
+    from agents.evaluation import blocks
     from benchmarks import planners
     from benchmarks.planners import measure_env
 
     monkeypatch.setattr(planners, "AGENTS", ["random", "greedy"])  # the plumbing, without the slow agents
     monkeypatch.setattr(planners, "SOLVER", {})
     first = measure_env("patience_gym/Golf-v0", 3, 7, state_dir=tmp_path, shard_size=2)
-    assert len(list(tmp_path.iterdir())) == 4  # 2 agents, blocks of 2 and 1 deals
-    monkeypatch.setattr(evaluate_module, "_play_shard", lambda shard: pytest.fail(f"played {shard.seeds} again"))
+    assert len(list(tmp_path.glob("*.json"))) == 4  # 2 agents, blocks of 2 and 1 deals
+    monkeypatch.setattr(blocks, "_play_shard", lambda shard: pytest.fail(f"played {shard.seeds} again"))
     again = measure_env("patience_gym/Golf-v0", 3, 7, state_dir=tmp_path, shard_size=2)
     assert [r["scores"] for r in again] == [r["scores"] for r in first]
     assert [r["seconds_per_move"] for r in again] == [r["seconds_per_move"] for r in first]  # the kept times
+
+
+def test_planner_benchmark_checks_every_envs_kept_blocks_before_playing(tmp_path, monkeypatch, assert_refused):
+    """A bad kept block of the second env is named before the first env plays a deal."""
+    import json
+
+    from agents.evaluation import blocks
+    from benchmarks import planners
+
+    monkeypatch.setattr(planners, "AGENTS", ["random"])
+    monkeypatch.setattr(planners, "SOLVER", {})
+    planners.measure_env("patience_gym/PussInTheCorner-v0", 2, 0, state_dir=tmp_path, shard_size=2)
+    (path,) = tmp_path.glob("*.json")
+    path.write_text(json.dumps({**json.loads(path.read_text()), "won": [True]}))
+    monkeypatch.setattr(blocks, "_play_shard", lambda shard: pytest.fail(f"played {shard.seeds}"))
+    envs = ["--env", "patience_gym/Golf-v0=2", "patience_gym/PussInTheCorner-v0=2"]
+    argv = [*envs, "--state-dir", str(tmp_path), "--shard-size", "2", "--out", "never_written"]
+    assert_refused(planners.main, [(argv, f"kept shard {path} holds 1 entries in 'won' for its 2 deals")])
 
 
 def test_planner_benchmark_names_a_bad_env_or_count_before_playing(assert_refused: AssertRefused) -> None:
@@ -293,6 +311,11 @@ def test_planner_benchmark_names_a_bad_env_or_count_before_playing(assert_refuse
             ),
             (["--env", "patience_gym/Golf-v0=0"], "the count of patience_gym/Golf-v0 must be at least 1, got 0"),
             (["--jobs", "0"], "--jobs must be at least 1, got 0"),
+            (["--seed", "-1"], "--seed must be at least 0, got -1"),
+            (
+                ["--env", "patience_gym/Golf-v0=2", "patience_gym/Golf-v0"],
+                "--env gives patience_gym/Golf-v0 twice ('patience_gym/Golf-v0=2' and 'patience_gym/Golf-v0')",
+            ),
             (["--shard-size", "0"], "--shard-size must be at least 1, got 0"),
             (["--state-dir", f"{__file__}/state"], "test_benchmarks.py/state cannot keep the finished shards"),
         ],

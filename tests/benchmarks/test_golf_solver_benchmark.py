@@ -63,7 +63,7 @@ def test_an_interrupted_solver_run_resumes_losing_no_finished_shard(
     monkeypatch.setattr(bench, "solve_shard", dies_on_the_third)
     with pytest.raises(KeyboardInterrupt):
         bench.solve_deals({"wrap_ranks": True}, 14, 0, None, shard_size=3, state_dir=tmp_path)
-    kept = sorted(p.name for p in tmp_path.iterdir())
+    kept = sorted(p.name for p in tmp_path.iterdir() if p.name != ".writer.lock")
     assert len(kept) == 2 and not any(name.endswith(".tmp") for name in kept)
 
     def counted(shard: bench.Shard) -> dict[str, Any]:
@@ -81,7 +81,7 @@ def test_an_interrupted_solver_run_resumes_losing_no_finished_shard(
 
 def test_a_corrupt_or_foreign_kept_shard_is_named(tmp_path: Path) -> None:
     bench.solve_deals({"wrap_ranks": True}, 4, 0, None, shard_size=2, state_dir=tmp_path)
-    first, second = sorted(tmp_path.iterdir())
+    first, second = sorted(tmp_path.glob("*.json"))
     second.write_text(first.read_text())  # the first shard's deals under the second's name
     with pytest.raises(ValueError, match=rf"{re.escape(second.name)} does not hold the deals"):
         bench.solve_deals({"wrap_ranks": True}, 4, 0, None, shard_size=2, state_dir=tmp_path)
@@ -90,15 +90,98 @@ def test_a_corrupt_or_foreign_kept_shard_is_named(tmp_path: Path) -> None:
         bench.solve_deals({"wrap_ranks": True}, 4, 0, None, shard_size=2, state_dir=tmp_path)
 
 
-def test_solver_cli_rejects_bad_sharding_options(run_benchmark: RunBenchmark) -> None:
+def test_a_kept_shard_with_a_score_out_of_range_is_named_before_any_solve(
+    tmp_path: Path, assert_refused: AssertRefused
+) -> None:
+    """The command line checks every kept shard of every rule set before it solves a deal: a score no deal
+    can have, or a deal missing, is named with its file, and nothing is solved or counted."""
+    state = tmp_path / "state"
+    bench.solve_deals({"wrap_ranks": True}, 4, 0, None, shard_size=2, state_dir=state)
+    kept = state / bench.Shard("wrap_ranks", 0, 2, 2, None, True).filename
+    data = json.loads(kept.read_text())
+    argv = ["--deals", "4", "--rounds", "0", "--rules", "book", "wrap_ranks", "--shard-size", "2"]
+    argv += ["--state-dir", str(state), "--out", str(tmp_path / "out")]
+    for edit, problem in [
+        ({"scores": [data["scores"][0], 99]}, "gives deal 3's scores entry as 99, not a whole number from -16 to 35"),
+        ({"scores": data["scores"][:1]}, "holds 1 entries in 'scores' for its 2 deals"),
+        ({"not_proven": -1}, "gives not_proven as -1, not a whole number of 0 or more"),
+    ]:
+        kept.write_text(json.dumps({**data, **edit}))
+        assert_refused(bench.main, [(argv, f"kept shard {kept} {problem}: delete it to solve the shard again")])
+    assert sorted(p.name for p in state.glob("*.json")) == sorted(p.name for p in state.glob("wrap_ranks-*"))
+    assert not (tmp_path / "out").exists()
+
+
+HOLDS_AFTER_TWO_SHARDS = """
+import sys, time
+from benchmarks import golf_solver
+solve = golf_solver.solve_shard
+def solve_two_then_wait(shard):
+    if shard.start >= 2:  # the first two deals are kept, then the run waits to be killed
+        time.sleep(600)
+    return solve(shard)
+golf_solver.solve_shard = solve_two_then_wait
+golf_solver.main(sys.argv[1:])
+"""
+
+
+def test_a_state_dir_in_use_is_refused_and_a_killed_runs_lock_taken_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One run writes a state dir: a second is refused in one line naming the first, before any solve; once
+    the first is killed (SIGKILL), the rerun takes its lock over, says so, and counts each deal once."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    state, out = tmp_path / "state", tmp_path / "out"
+    argv = ["--deals", "5", "--rounds", "0", "--rules", "book", "--shard-size", "1", "--state-dir", str(state)]
+    argv += ["--out", str(out)]
+    root = Path(__file__).resolve().parents[2]
+    first = subprocess.Popen([sys.executable, "-c", HOLDS_AFTER_TWO_SHARDS, *argv], cwd=root, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(state.glob("*.json"))) < 2 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(list(state.glob("*.json"))) == 2, "the first run kept no two shards"
+        with pytest.raises(SystemExit) as refused:
+            bench.main(argv)
+        assert refused.value.code == 2
+        (line,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+        assert f"--state-dir {state} is in use by pid {first.pid} on " in line
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=60)
+    assert not out.exists()
+    bench.main(argv)
+    assert f"taking over --state-dir {state} from pid {first.pid} on " in capsys.readouterr().err
+    (row,) = json.loads((out / "golf_solver.json").read_text())["rows"]
+    whole = bench.solve_deals({}, 5, 0, None)
+    assert (row["deals"], row["shards"], row["shards_solved"]) == (5, 5, 3)
+    assert (row["cleared"], row["mean_score"], row["mean_nodes"]) == (
+        whole["cleared"],
+        whole["mean_score"],
+        whole["mean_nodes"],
+    )
+
+
+def test_solver_cli_rejects_bad_sharding_options(tmp_path: Path, run_benchmark: RunBenchmark) -> None:
+    small = ["--deals", "2", "--rounds", "0", "--out", str(tmp_path / "out")]  # were an option let through
     for argv, message in [
         (["--shard-size", "0"], "--shard-size must be at least 1"),
         (["--address", "auto"], "--address needs --backend ray"),
         (["--deals", "0"], "--deals must be at least 1"),
+        (["--seed", "-1"], "--seed must be at least 0, got -1"),
+        (["--workers", "0", "--backend", "process"], "--workers must be at least 1, got 0"),
+        (["--workers", "2"], "--workers needs --backend process or ray"),
+        (["--rounds", "-1"], "--rounds must be at least 0, got -1"),
+        (["--out", __file__], f"--out {__file__} is a file; give a folder"),
     ]:
-        done = run_benchmark("benchmarks.golf_solver", *argv)
-        assert done.returncode != 0  # SystemExit
+        done = run_benchmark("benchmarks.golf_solver", *small, *argv)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
         assert message in done.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_budget_that_is_not_positive_is_refused_by_name(assert_refused: AssertRefused) -> None:

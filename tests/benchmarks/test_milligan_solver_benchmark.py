@@ -64,21 +64,67 @@ def test_a_shard_kept_by_an_interrupted_run_is_not_solved_again(
     assert [r["seed"] for r in rows] == [5, 6] and summary["deals"] == 2
 
 
-def test_bad_options_are_named(assert_refused: AssertRefused) -> None:
+def test_bad_options_are_named(tmp_path: Path, assert_refused: AssertRefused) -> None:
+    """Every option out of range is named before any deal is solved; no limit on positions is spelled
+    ``none``, never a zero budget."""
+    small = ["--deals", "1", "--max-nodes", "300", "--out", str(tmp_path / "out")]  # were an option let through
     assert_refused(
-        bench.main,
+        lambda argv: bench.main([*small, *argv]),
         [
             (["--deals", "0"], "--deals must be at least 1, got 0"),
+            (["--seed", "-1"], "--seed must be at least 0, got -1"),
+            (["--workers", "0", "--backend", "process"], "--workers must be at least 1, got 0"),
+            (["--workers", "2"], "--workers needs --backend process or ray"),
             (["--games", "giant=-1"], "--games 'giant=-1': the count of giant must be at least 1, got -1"),
             (["--games", "klondike"], "unknown game 'klondike' in --games"),
             (["--games", "giant=x"], "--games 'giant=x': the count after '=' must be an integer"),
-            (["--max-nodes", "0"], "give a budget"),
-            (["--max-nodes", "-5"], "the budget must be positive"),
-            (["--max-seconds", "0"], "the budget must be positive"),
+            (
+                ["--games", "miss_milligan=2", "miss_milligan=3"],
+                "--games gives miss_milligan twice ('miss_milligan=2' and 'miss_milligan=3'); give each game once",
+            ),
+            (["--max-nodes", "0"], "--max-nodes must be a positive integer (or none: no limit), got 0"),
+            (["--max-nodes", "-5"], "--max-nodes must be a positive integer (or none: no limit), got -5"),
+            (["--max-nodes", "lots"], "argument --max-nodes: 'lots' is neither a whole number nor none"),
+            (["--max-nodes", "none"], "give a budget: --max-nodes none needs --max-seconds S"),
+            (["--max-seconds", "0"], "--max-seconds must be a positive number of seconds (or left out: no limit)"),
+            (["--max-seconds", "nan"], "--max-seconds must be a positive number of seconds"),
             (["--address", "auto"], "--address needs --backend ray"),
             (["--beam", "-1"], "--beam must be 0 (no beam) or a width, got -1"),
+            (["--records", __file__], f"--records {__file__} is a file; give a folder"),
         ],
     )
+    assert not (tmp_path / "out").exists()
+
+
+def test_no_position_limit_is_spelled_none(tmp_path: Path) -> None:
+    """``--max-nodes none --max-seconds S`` solves within the seconds alone (what ``--max-nodes 0`` used to mean)."""
+    argv = ["--games", "giant=1", "--max-nodes", "none", "--max-seconds", "0.5", "--beam", "0"]
+    bench.main([*argv, "--state-dir", str(tmp_path / "state"), "--out", str(tmp_path)])
+    data = json.loads((tmp_path / "milligan_solver.json").read_text())
+    assert data["max_nodes"] is None and data["max_seconds"] == 0.5 and data["games"][0]["deals"] == 1
+    assert [p.name for p in (tmp_path / "state").glob("*.json")] == ["giant-seed0-000000+1-nodesNone-s0.5.json"]
+
+
+def test_a_kept_shard_with_a_deal_twice_or_an_unknown_verdict_is_named_and_never_counted(
+    tmp_path: Path, assert_refused: AssertRefused
+) -> None:
+    """The issue's state dir: a kept shard that holds deal 2 twice and lacks deal 0, one deal short, or a
+    verdict the solver does not give is named with its file before any deal is solved, not counted."""
+    state, out = tmp_path / "state", tmp_path / "out"
+    argv = ["--games", "miss_milligan=3", "giant=1", "--max-nodes", "300", "--beam", "0", "--shard-size", "3"]
+    argv += ["--state-dir", str(state), "--out", str(out)]
+    bench.measure("miss_milligan", 3, 0, 300, None, shard_size=3, state_dir=state)
+    (path,) = state.glob("*.json")
+    data = json.loads(path.read_text())
+    deals = data["deals"]
+    for edit, problem in [
+        ([deals[2], deals[1], deals[2]], "holds deal 2 twice and lacks deal 0"),
+        (deals[1:], "holds 2 entries in 'deals' for its 3 deals"),
+        ([deals[0], {**deals[1], "verdict": "maybe"}, deals[2]], "gives deal 1's verdict as 'maybe', not one of"),
+    ]:
+        path.write_text(json.dumps({**data, "deals": edit}))
+        assert_refused(bench.main, [(argv, f"kept shard {path} {problem}")])
+    assert [p.name for p in state.glob("*.json")] == [path.name] and not out.exists()  # giant was not solved
 
 
 def test_the_beam_is_part_of_a_shard(tmp_path: Path) -> None:

@@ -37,6 +37,8 @@ def test_a_budget_that_is_not_positive_is_refused_by_name(assert_refused: Assert
             (["--max-nodes", "-5"], "--max-nodes must be a positive integer, got -5"),
             (["--max-seconds", "0"], "--max-seconds must be a positive number of seconds, got 0.0"),
             (["--deals", "0"], "--deals must be at least 1"),
+            (["--deals", "1", "--seed", "-1"], "--seed must be at least 0, got -1"),
+            (["--deals", "1", "--out", __file__], f"--out {__file__} is a file; give a folder"),
         ],
     )
     with pytest.raises(ValueError, match="max_seconds must be a positive number of seconds"):

@@ -255,7 +255,7 @@ def stock_out_dict(game: MilliganGame) -> dict:
     for _ in range(12):
         game.apply(state, game.action_from_description("deal"))
     data = game.to_dict(state)
-    del data["seen"]
+    del data["seen"], data["options"]  # read by the rule options it is given to
     return data
 
 

@@ -21,7 +21,7 @@ SLOTS = rules_golf.SLOTS
 def _state(columns: list[str], waste: str, stock: str) -> GolfState:
     cols = [[parse_card(c) for c in col.split()] for col in columns]
     stock_cards = tuple(parse_card(c) for c in stock.split())
-    return GolfState(cols, [parse_card(waste)], stock_cards, 0)
+    return GolfState(cols, [parse_card(waste)], stock_cards, 0, Golf().rules)
 
 
 def _rows(obs: np.ndarray, planes: int) -> np.ndarray:
@@ -84,7 +84,7 @@ def test_hidden_stock_order_never_shows() -> None:
         rest = list(state.stock[state.pos :])
         rng.shuffle(rest)
         stock = state.stock[: state.pos] + tuple(rest)
-        other = GolfState([c[:] for c in state.columns], state.waste[:], stock, state.pos)
+        other = GolfState([c[:] for c in state.columns], state.waste[:], stock, state.pos, state.rules)
         np.testing.assert_array_equal(observer.observe(state), observer.observe(other))
 
 

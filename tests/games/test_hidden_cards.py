@@ -17,6 +17,7 @@ import pytest
 from scipy.stats import chisquare
 
 from patience_gym import ENVS
+from patience_gym.cards import CODE
 from patience_gym.core import Chance, Game, IllegalActionError
 from patience_gym.features import encodings, make_observer
 from patience_gym.games.golf import DEAL as GOLF_DEAL
@@ -28,6 +29,7 @@ from patience_gym.games.puss import PussInTheCorner
 from tests.helpers import masked_random_action
 
 ENV_IDS = sorted(ENVS)
+CARD_ID = {code: card for card, code in enumerate(CODE)}
 
 
 @cache
@@ -196,10 +198,12 @@ def test_bad_input_is_refused_by_name() -> None:
     for rng in (None, 0, np.random.RandomState(0)):
         with pytest.raises(TypeError, match="determinize draws from a numpy Generator"):
             golf.determinize(state, rng)
-    twice = GolfState([col[:] for col in state.columns], state.waste + [state.columns[0][0]], state.stock, state.pos)
+    twice = GolfState(
+        [col[:] for col in state.columns], state.waste + [state.columns[0][0]], state.stock, state.pos, state.rules
+    )
     with pytest.raises(ValueError, match="seen more often than the deck holds them.*1 of each"):
         golf.determinize(twice, np.random.default_rng(0))
-    short = GolfState([col[:] for col in state.columns], state.waste[:], state.stock[:-1], state.pos)
+    short = GolfState([col[:] for col in state.columns], state.waste[:], state.stock[:-1], state.pos, state.rules)
     with pytest.raises(ValueError, match="15 face-down cards, but 16 cards are unseen"):
         golf.unseen_cards(short)
     with pytest.raises(ValueError, match="must arrange the 16 unseen cards"):
@@ -229,3 +233,171 @@ def test_the_state_given_is_left_unchanged() -> None:
             game.apply(world.copy(), action)
         assert game.to_dict(state) == before
         assert np.array_equal(game.observe(state, "ids"), obs)
+
+
+def fields(value: Any) -> Any:
+    """Every field of a state, deeply, as comparable values (slots, caches and shared tuples included)."""
+    if hasattr(value, "__slots__"):
+        return tuple((name, fields(getattr(value, name))) for name in value.__slots__ if hasattr(value, name))
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return tuple(fields(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(value)
+    return value
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_no_field_of_a_world_comes_from_the_hidden_order(env_id: str) -> None:
+    """Fill a position's face-down cards (and a round's later deals) with two marker orders: the worlds
+    determinized from the two with one rng are equal in every field, so no field of a world, its copies
+    or caches, is derived from the order it was given."""
+    ((game, states),) = positions(env_id)
+    for i, state in enumerate(states):
+        unseen = game.unseen_cards(state)
+        shuffled = [unseen[j] for j in np.random.default_rng(i).permutation(len(unseen))]
+        first = game.with_hidden(state, unseen[::-1], np.random.default_rng(1_000 + i))
+        second = game.with_hidden(state, shuffled, np.random.default_rng(2_000 + i))
+        for seed in (i, i + 1):
+            a = game.determinize(first, np.random.default_rng(seed))
+            b = game.determinize(second, np.random.default_rng(seed))
+            assert fields(a) == fields(b), (env_id, i)
+            assert fields(a.copy()) == fields(b.copy())
+
+
+def int_sequences(value: Any) -> list[list[int]]:
+    """Every list or tuple of card ids in a state's fields, deeply (numpy arrays included)."""
+    if hasattr(value, "__slots__"):
+        return [seq for name in value.__slots__ if hasattr(value, name) for seq in int_sequences(getattr(value, name))]
+    if isinstance(value, np.ndarray):
+        return [value.ravel().tolist()]
+    if isinstance(value, (list, tuple)):
+        found = [list(value)] if value and all(isinstance(v, (int, np.integer)) for v in value) else []
+        return found + [seq for v in value if isinstance(v, (list, tuple)) for seq in int_sequences(v)]
+    return []
+
+
+def holds(sequence: list[int], part: list[int]) -> bool:
+    """Whether ``part`` lies in ``sequence`` as a contiguous run."""
+    n = len(part)
+    return any(sequence[i : i + n] == part for i in range(len(sequence) - n + 1))
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_the_true_hidden_order_lies_in_no_field_of_a_world(env_id: str) -> None:
+    """The real face-down order (and a round's real later deals) appears in no field of any world made from
+    the real state: no stock, deal, cache or shared tuple carries it over."""
+    ((game, states),) = positions(env_id)
+    for i, state in enumerate(states):
+        hidden = [[CARD_ID[code] for code in hidden_part(game, state)]]
+        hidden += [list(deal) for deal in getattr(state, "deals", ())[getattr(state, "hole", 0) + 1 :]]
+        hidden = [order for order in hidden if len(order) >= 4]  # a shorter run may recur by chance
+        world = game.determinize(state, np.random.default_rng(10_000 + i))  # not the deal's seed: not its order
+        for order in hidden:
+            assert not any(holds(seq, order) for seq in int_sequences(world)), (env_id, i)
+
+
+def test_a_round_world_keeps_no_deal_of_the_round_it_came_from() -> None:
+    """The bug this guards: a nine-hole world kept the input's first deal, whose stock is the real one."""
+    game = GolfRound()
+    state = game.init(np.random.default_rng(5))
+    real_stock = tuple(state.hole_state.stock[state.hole_state.pos :])
+    world = game.determinize(state, np.random.default_rng(6))
+    assert world.deals[: world.hole + 1] == ((),)
+    assert all(real_stock != tuple(deal[len(deal) - len(real_stock) :]) for deal in world.deals if deal)
+
+
+def newly_seen(game: Game[Any], before: Any, after: Any) -> Counter[int]:
+    """The cards ``after`` shows that ``before`` did not (a round's next hole: every card it shows)."""
+    seen_after = Counter(game.visible_cards(after))
+    if getattr(after, "hole", None) != getattr(before, "hole", None):
+        return seen_after
+    return seen_after - Counter(game.visible_cards(before))
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_chance_agrees_with_determinized_play_at_every_move(env_id: str) -> None:
+    """At every legal move of every position met: the cards the move turns up in determinized worlds are
+    ``chance``'s count of them, each from its pool; a move without a chance turns nothing up, nor does
+    one whose card the player already knows."""
+    ((game, states),) = positions(env_id)
+    rng = np.random.default_rng(3)
+    for state in states[::2]:
+        for action in game.legal_actions(state):
+            chance = game.chance(state, action)
+            for _ in range(2):
+                world = game.determinize(state, rng)
+                after = world.copy()
+                game.apply(after, action)
+                turned = newly_seen(game, world, after)
+                if chance is None:
+                    assert not turned, (game.describe_action(action), turned)
+                elif not turned:  # a card the player remembers (Puss's second pass): certain, and known
+                    assert len(chance.pool) == chance.count == 1
+                    assert Counter(chance.pool) <= Counter(game.visible_cards(world))
+                else:
+                    assert sum(turned.values()) == chance.count, game.describe_action(action)
+                    assert not turned - Counter(chance.pool)
+
+
+def _hole_ended_by_its_last_deal(round_game: GolfRound, hole: int) -> Any:
+    """A round at ``hole`` (0-based) whose stock has one card left, which takes no link: dealing it ends the hole."""
+    golf = round_game.hole_game
+    deal = [f"{rank}{suit}" for suit in "CDHS" for rank in "A23456789TJQK"]
+    state = golf.from_dict({"tableau": [[deal[0]]] + [[]] * 6, "waste": deal[1:51], "stock": [deal[51]]})
+    assert golf.legal_actions(state) == [GOLF_DEAL]  # the AC goes neither on the QS nor on the KS to come
+    later = [deal] * (8 - hole)
+    return round_game.from_dict(
+        {"hole": hole, "hole_scores": [0] * hole, "hole_state": golf.to_dict(state), "next_deals": later}
+    )
+
+
+def test_a_deal_that_ends_a_hole_deals_the_next_one() -> None:
+    """Turning the stock's last card with nothing to play on it ends the hole: with holes to come, the
+    chance is the next hole's 36 cards from a fresh deck (the card turned was certain)."""
+    round_game = GolfRound()
+    state = _hole_ended_by_its_last_deal(round_game, 3)
+    assert round_game.chance(state, GOLF_DEAL) == Chance(36, tuple(range(52)))
+    world = round_game.determinize(state, np.random.default_rng(0))
+    round_game.apply(world, GOLF_DEAL)
+    assert world.hole == 4 and sum(newly_seen(round_game, state, world).values()) == 36
+    last = _hole_ended_by_its_last_deal(round_game, 8)  # the ninth hole: nothing is dealt after it
+    assert round_game.chance(last, GOLF_DEAL) == Chance(1, (last.hole_state.stock[-1],))
+
+
+@pytest.mark.parametrize("bad", [52, 60, 104, 200, -1])
+def test_card_ids_out_of_range_are_named(bad: int) -> None:
+    golf = Golf()
+    state = golf.init(np.random.default_rng(0))
+    state.columns[2][-1] = bad
+    for call in (golf.unseen_cards, lambda s: golf.determinize(s, np.random.default_rng(0))):
+        with pytest.raises(ValueError, match=rf"inconsistent golf state: {bad} is not a card id \(0\.\.51\)"):
+            call(state)
+    milligan = MissMilligan()
+    mstate = milligan.init(np.random.default_rng(0))
+    mstate.columns[0].append(bad)
+    with pytest.raises(ValueError, match=rf"{bad} is not a card id"):
+        milligan.determinize(mstate, np.random.default_rng(0))
+
+
+def test_hidden_orders_and_chances_of_the_wrong_type_are_named() -> None:
+    golf = Golf()
+    state = golf.init(np.random.default_rng(0))
+    unseen = golf.unseen_cards(state)
+    with pytest.raises(TypeError, match=r"integer card ids, but entry 0 is 3\.7"):
+        golf.with_hidden(state, [3.7] + unseen[1:])
+    with pytest.raises(TypeError, match="integer card ids, but entry 2 is True"):
+        golf.with_hidden(state, unseen[:2] + [True] + unseen[3:])
+    with pytest.raises(ValueError, match="entry 0 of the hidden order, 99, is not a card id"):
+        golf.with_hidden(state, [99] + unseen[1:])
+    with pytest.raises(TypeError, match="a hidden order is a sequence of card ids, got str"):
+        golf.with_hidden(state, "AC 2C")
+    for action in (True, 7.0, "deal", None):
+        with pytest.raises(IllegalActionError, match=rf"an action is an int in 0\.\.7, got {action!r}"):
+            golf.chance(state, action)  # type: ignore[arg-type]
+    round_game = GolfRound()
+    rstate = round_game.init(np.random.default_rng(0))
+    for rng in (5, "seed", np.random.RandomState(0)):
+        with pytest.raises(TypeError, match=r"with_hidden draws from a numpy Generator .*got rng="):
+            round_game.with_hidden(rstate, round_game.unseen_cards(rstate), rng)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""What `pip install .` gives: the envs without torch, a typed package, and nothing but patience_gym in the wheel."""
+"""What `pip install .` gives: the envs without torch, a typed package, and patience_gym and agents in the wheel."""
 
 from __future__ import annotations
 
@@ -30,9 +30,14 @@ print(json.dumps({{"envs": ids, "loaded": sorted(m for m in {HEAVY!r} if m in sy
     assert report["loaded"] == []
 
 
-def test_the_wheel_holds_patience_gym_only_and_ships_py_typed():
+def test_the_wheel_holds_patience_gym_and_agents_without_the_c_sources_and_ships_py_typed():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert project["tool"]["setuptools"]["packages"]["find"]["include"] == ["patience_gym*"]
+    assert project["tool"]["setuptools"]["packages"]["find"]["include"] == ["patience_gym*", "agents*"]
+    assert project["tool"]["setuptools"]["exclude-package-data"]["agents.solvers"] == ["*.c", "*.h"]
+    assert {ext["name"] for ext in project["tool"]["setuptools"]["ext-modules"]} == {
+        "agents.solvers._golf_solver",
+        "agents.solvers._golf_expectimax",
+    }
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["patience_gym"]
     assert (ROOT / "patience_gym" / "py.typed").is_file()
     base = {dep.split(">")[0].split("=")[0].strip() for dep in project["project"]["dependencies"]}

@@ -336,7 +336,7 @@ def test_no_arguments_run_the_canonical_golf_config(tmp_path, monkeypatch):
     config, run_dir = plan.config, plan.run_dir
     assert config.env_id == GOLF and plan.checkpoint is None and plan.seed == 0
     assert config == load_config(Path(__file__).resolve().parents[2] / "configs" / "golf.yaml")
-    assert run_dir.parent == Path("runs") and run_dir.is_dir() and not any(run_dir.iterdir())
+    assert run_dir.parent == Path("runs") and not Path("runs").exists()  # checked, made when the run starts
 
 
 def test_help_lists_every_flag_with_its_docstring(capsys):
@@ -348,10 +348,55 @@ def test_help_lists_every_flag_with_its_docstring(capsys):
     assert "replace the run found in --run-dir" in out
 
 
-def test_a_policy_setting_the_model_refuses_is_a_config_error_and_leaves_the_run_dir_empty(tmp_path, capsys):
-    path = write(tmp_path, {"policy_kwargs": {"net_arc": [8]}})
-    run_dir = tmp_path / "run"
-    assert experiment.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar"]) == 2
-    err = capsys.readouterr().err
-    assert f"{GOLF}.policy_kwargs or .ppo: " in err and "net_arc" in err and len(err.strip().splitlines()) == 1
-    assert not any(run_dir.iterdir())  # the same command works once the config is fixed
+NET = "give a list of layer sizes ([64, 64]) or one per head ({pi: [64, 64], vf: [64, 64]})"
+BUILD = f"{GOLF}.policy_kwargs: building the MlpPolicy policy failed: "
+CARDS = "agents.training.networks.CardEmbedding"
+
+
+@pytest.mark.parametrize(
+    ("settings", "flags", "message"),
+    [
+        ({"policy_kwargs": {"net_arch": [-5]}}, [], f"{GOLF}.policy_kwargs: net_arch: layer size -5 is not a whole"),
+        (
+            {"policy_kwargs": {"net_arch": [64, 1.5]}},
+            [],
+            "net_arch: layer size 1.5 is not a whole number of at least 1",
+        ),
+        (
+            {"policy_kwargs": {"net_arch": {"pi": [8], "vf": [0]}}},
+            [],
+            "net_arch.vf: layer size 0 is not a whole number",
+        ),
+        ({"policy_kwargs": {"net_arch": {"pi": [8], "q": [8]}}}, [], f"net_arch: 'q' is not a head (pi, vf); {NET}"),
+        ({"policy_kwargs": {"net_arch": "big"}}, [], f"net_arch: 'big' is not a list of layer sizes; {NET}"),
+        ({}, ["--policy-kwargs", "{net_arch: [0]}"], "--policy-kwargs: net_arch: layer size 0 is not a whole number"),
+        ({"policy_kwargs": {"activation_fn": "Nope"}}, [], "activation_fn: 'Nope' is not the name of a torch.nn"),
+        ({"policy_kwargs": {"activation_fn": 3}}, [], "activation_fn: 3 is not the name of a torch.nn activation"),
+        ({"policy_kwargs": {"features_extractor_kwargs": [1]}}, [], "features_extractor_kwargs: [1] is not a mapping"),
+        ({"policy_kwargs": {"features_extractor_class": "torch.nn.No"}}, [], "features_extractor_class: cannot import"),
+        ({"policy": "NoSuchPolicy"}, [], f"{GOLF}.policy: must be one of MlpPolicy, CnnPolicy, MultiInputPolicy or"),
+        ({}, ["--policy", "a.b.C"], "--policy: cannot import 'a.b.C' (got 'a.b.C')"),
+        ({"policy": CARDS}, [], "the dotted path of a MaskableActorCriticPolicy subclass (got 'agents.training"),
+        ({"policy_kwargs": {"net_arc": [8]}}, [], f"{BUILD}MaskableActorCriticPolicy.__init__() got an unexpected"),
+        ({}, ["--policy-kwargs", "{net_ar: [8]}"], "--policy-kwargs: building the MlpPolicy policy failed: "),
+        ({"policy": "CnnPolicy"}, [], f"{GOLF}.policy_kwargs: building the CnnPolicy policy failed: You should use"),
+        (
+            {"policy_kwargs": {"features_extractor_class": CARDS, "features_extractor_kwargs": {"card_slots": 0}}},
+            [],
+            f"{BUILD}card_slots must be in 1..",
+        ),
+    ],
+)
+def test_a_policy_setting_the_model_refuses_is_one_line_and_leaves_no_folder(
+    tmp_path, capsys, settings, flags, message
+):
+    """The policy is checked (and built once) before the run directory is made: a setting it refuses is one line
+    naming the key or flag, and the file system is as it was: no new folder, an empty one still empty."""
+    path = write(tmp_path, settings)
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    for run_dir in (tmp_path / "runs" / "run", existing):
+        assert experiment.main(["--config", str(path), "--run-dir", str(run_dir), "--no-progress-bar", *flags]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {path}: ") and message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "runs").exists() and list(existing.iterdir()) == []

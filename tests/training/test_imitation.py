@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 
 import gymnasium as gym
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 import yaml
 
 from agents.evaluation.evaluate import evaluate
+from agents.evaluation.writer_lock import LOCK_NAME, DirectoryInUseError, hold_directory
 from agents.registry import make_agent
 from agents.training import experiment
 from agents.training.config import ConfigError, load_config
@@ -180,7 +182,8 @@ def test_train_pretrains_then_fine_tunes(tmp_path):
         (alone,) = evaluate(GOLF, [f"ppo:{run_dir / name}"], 3, 0, KWARGS)
         assert results["scores"][label] == alone.scores
     assert "plays as `warm start` below" in (run_dir / "report.md").read_text()
-    assert [p.name for p in (tmp_path / "kept").iterdir()] == ["teacher_002000000_4.npz"]  # the teacher's games kept
+    kept = [p.name for p in (tmp_path / "kept").iterdir() if p.name != LOCK_NAME]
+    assert kept == ["teacher_002000000_4.npz"]  # the teacher's games kept
     # With DAgger: one round of 3 student games after the clone, logged and reported.
     config[GOLF]["pretrain"].update({"dagger_rounds": 1, "dagger_episodes": 3, "dagger_epochs": 1})
     path.write_text(yaml.safe_dump(config))
@@ -246,7 +249,7 @@ def test_a_kept_recording_resumes_where_it_stopped_with_the_same_rows(tmp_path, 
 
     whole = collect(GOLF, KWARGS, "greedy", seeds=range(3, 10), gamma=0.99)
     kept = collect(GOLF, KWARGS, "greedy", seeds=range(3, 10), gamma=0.99, state_dir=tmp_path, shard_size=3, jobs=2)
-    files = sorted(p.name for p in tmp_path.iterdir())
+    files = sorted(p.name for p in tmp_path.iterdir() if p.name != LOCK_NAME)
     assert files == ["teacher_000000003_3.npz", "teacher_000000006_3.npz", "teacher_000000009_1.npz"]
     (tmp_path / files[1]).unlink()  # a shard the interrupted recording had not finished
     played: list[tuple[int, ...]] = []
@@ -290,6 +293,9 @@ def test_a_kept_recording_of_other_games_or_a_broken_file_is_refused_before_anyt
         collect(GOLF, KWARGS, "greedy", seeds=[1], state_dir=tmp_path, shard_size=0)
     with pytest.raises(ValueError, match="no seeds"):
         collect(GOLF, KWARGS, "greedy", seeds=[])
+    in_use = rf"teacher dir {tmp_path} is in use by pid {os.getpid()}"  # one writer: a second is refused by name
+    with hold_directory(tmp_path, "another run's teacher dir"), pytest.raises(DirectoryInUseError, match=in_use):
+        collect(GOLF, KWARGS, "greedy", seeds=range(4), gamma=1.0, state_dir=tmp_path, shard_size=2)
     # A teacher dir that cannot hold the shards (a file in the way) is refused before any game.
     afile = tmp_path / "afile"
     afile.write_text("")

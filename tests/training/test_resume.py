@@ -1,8 +1,10 @@
 """Resume keeps every run record: evaluation history and best model, monitor rows, segment times and seeds;
-run directories are never mixed; checkpoints are atomic and a corrupt one is skipped (issue 28)."""
+run directories are never mixed; checkpoints are atomic and a corrupt one is skipped (issue 28); a run directory
+has one writer (issue 72)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -11,12 +13,14 @@ import subprocess
 import sys
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
+from agents.evaluation.writer_lock import LOCK_NAME, DirectoryInUseError, hold_directory
 from agents.training import envs as training_envs
 from agents.training import experiment, run_directory
 from agents.training.config import TRAIN_SEED_BASE
@@ -399,8 +403,9 @@ def test_checkpoint_freq_below_one_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_a_training_killed_with_sigkill_resumes_with_its_whole_history(tmp_path):
-    """kill -9 a real training process after its second checkpoint, resume it, and lose at most one interval."""
+def test_a_training_killed_with_sigkill_resumes_with_its_whole_history(tmp_path, capsys):
+    """kill -9 a real training process after its second checkpoint, resume it, and lose at most one interval;
+    while it trains a second writer is refused, naming it; the lock it leaves is taken over by the resume."""
     data = {GOLF: {**TINY[GOLF], "total_timesteps": 100_000}}
     run_dir = tmp_path / "run"
     cmd = [sys.executable, str(ROOT / "train.py"), "--config", str(write_config(tmp_path, data))]
@@ -415,8 +420,13 @@ def test_a_training_killed_with_sigkill_resumes_with_its_whole_history(tmp_path)
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
         assert time.monotonic() < deadline, "no second checkpoint in time"
         time.sleep(0.2)
+    assert resume(run_dir) == 2  # a second writer while it trains
+    err = capsys.readouterr().err.strip()
+    assert f"run directory {run_dir} is in use by pid {proc.pid} on " in err and len(err.splitlines()) == 1, err
+    assert not list(run_dir.rglob("*.abandoned.*"))  # refused before it set anything aside
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    assert json.loads((run_dir / LOCK_NAME).read_text())["pid"] == proc.pid  # the killed holder's lock is left
     killed_at = json.loads((run_dir / "training.json").read_text())["timesteps"]
     before_rows = monitor_rows(run_dir)
     before_steps, _ = evaluations(run_dir)
@@ -424,6 +434,8 @@ def test_a_training_killed_with_sigkill_resumes_with_its_whole_history(tmp_path)
     assert killed_at - newest <= 2 * TINY[GOLF]["checkpoint_freq"]  # at most one interval (and a rollout) lost
     total = newest + 512
     assert resume(run_dir, "--total-timesteps", str(total)) == 0
+    assert f"taking over run directory {run_dir} from pid {proc.pid} on " in capsys.readouterr().err
+    assert (run_dir / LOCK_NAME).read_text() == ""  # released at the end
     from sb3_contrib import MaskablePPO
 
     assert MaskablePPO.load(run_dir / "model.zip").num_timesteps == total
@@ -441,3 +453,98 @@ def test_a_training_killed_with_sigkill_resumes_with_its_whole_history(tmp_path)
     timing = json.loads((run_dir / "training.json").read_text())
     assert [s["finished"] for s in timing["segments"]] == [False, True]
     assert timing["segments"][1]["timesteps_at_start"] == newest
+
+
+#: Holds a directory's writer lock until killed; the lock module alone (stdlib only): no agents/ import to wait for.
+HOLDER = """
+import importlib.util, sys, time
+spec = importlib.util.spec_from_file_location("writer_lock", sys.argv[1])
+lock = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(lock)
+with lock.hold_directory(sys.argv[2], "run directory"):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+@contextlib.contextmanager
+def held_by_another_process(folder: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another live process holds ``folder``'s writer lock while the block runs; then it is killed (kill -9)."""
+    module = ROOT / "agents" / "evaluation" / "writer_lock.py"
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(module), str(folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_second_writer_is_refused_naming_the_holder_and_touches_nothing(run, tmp_path, capsys):
+    """--resume, --overwrite and a new run in a directory another live process writes are refused in one line
+    naming its pid, before anything there is read or written; once it is killed, its lock is taken over."""
+    config = str(write_config(tmp_path))
+    stop_after_first_checkpoint(run)  # a resume would set the stretch past 512 aside, were it let in
+    empty = tmp_path / "empty"
+    with held_by_another_process(run) as holder, held_by_another_process(empty) as other:
+        before = snapshot(run)
+        for argv, folder, pid in [
+            (["--resume", str(run)], run, holder.pid),
+            (["--config", config, "--run-dir", str(run), "--overwrite"], run, holder.pid),
+            (["--config", config, "--run-dir", str(empty)], empty, other.pid),  # a lock alone is no run: in use
+        ]:
+            assert experiment.main([*argv, "--no-progress-bar"]) == 2
+            err = capsys.readouterr().err.strip()
+            assert err.startswith(f"error: run directory {folder} is in use by pid {pid} on "), err
+            assert len(err.splitlines()) == 1, err
+        assert snapshot(run) == before  # the holder's record in the lock file too
+        assert sorted(p.name for p in empty.iterdir()) == [LOCK_NAME]
+    assert resume(run, "--total-timesteps", "1024") == 0  # the holder was killed: its lock is taken over
+    err = capsys.readouterr().err
+    assert f"taking over run directory {run} from pid {holder.pid} on " in err and "which has ended" in err
+    assert json.loads((run / "training.json").read_text())["timesteps"] == 1024
+
+
+def test_the_lock_is_held_while_a_run_trains_and_overwrite_keeps_it(run, tmp_path, monkeypatch):
+    """The run holds its directory from before --overwrite clears it to the end; clearing leaves the lock file
+    (another writer would otherwise make a new one and get in), and a lock file alone is no run to refuse."""
+    made = experiment.new_model
+    held: list[Path] = []
+
+    def checked(config, envs, run_dir, seed):
+        with pytest.raises(DirectoryInUseError), hold_directory(run_dir):
+            pass
+        held.append(run_dir)
+        return made(config, envs, run_dir, seed)
+
+    monkeypatch.setattr(experiment, "new_model", checked)
+    lock = (run / LOCK_NAME).stat().st_ino
+    config = str(write_config(tmp_path, {GOLF: {**TINY[GOLF], "total_timesteps": 512, "eval": {"freq": 0}}}))
+    assert experiment.main(["--config", config, "--run-dir", str(run), "--overwrite", "--no-progress-bar"]) == 0
+    assert (run / LOCK_NAME).stat().st_ino == lock and (run / LOCK_NAME).read_text() == ""  # released
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    (fresh / LOCK_NAME).write_text("")  # what a run refused or stopped before writing anything leaves
+    assert experiment.main(["--config", config, "--run-dir", str(fresh), "--no-progress-bar"]) == 0
+    assert held == [run, fresh] and (fresh / "model.zip").is_file()
+
+
+def test_a_refusal_after_the_lock_is_taken_leaves_the_file_system_as_it_was(tmp_path, monkeypatch, capsys):
+    """A ConfigError once the run directory is held (the model refusing its envs) removes what the start made:
+    a new run directory and the parents it made are gone, a directory that was there and empty stays empty."""
+
+    def refuses(*args, **kwargs):
+        raise experiment.ConfigError("the model refuses the envs")
+
+    monkeypatch.setattr(experiment, "new_model", refuses)
+    config = str(write_config(tmp_path))
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    for run_dir in (tmp_path / "a" / "b" / "run", existing):
+        assert experiment.main(["--config", config, "--run-dir", str(run_dir), "--no-progress-bar"]) == 2
+        assert capsys.readouterr().err.strip() == "error: the model refuses the envs"
+    assert not (tmp_path / "a").exists() and list(existing.iterdir()) == []

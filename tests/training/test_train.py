@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import gymnasium as gym
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
+from agents.evaluation.writer_lock import hold_directory
 from agents.training import envs as training_envs
 from agents.training import experiment
 from agents.training.config import ConfigError, load_config
@@ -371,6 +373,9 @@ def test_the_report_of_a_finished_run_can_be_written_again(tmp_path, capsys):
     with pytest.raises(SystemExit):
         report.main([str(tmp_path / "nothing")])
     assert "not a finished run" in capsys.readouterr().err
+    with hold_directory(run_dir, "run directory"), pytest.raises(SystemExit):  # a train.py still writing there
+        report.main([str(run_dir)])
+    assert f"run directory {run_dir} is in use by pid {os.getpid()}" in capsys.readouterr().err
 
 
 class FakeVector:
