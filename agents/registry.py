@@ -1,4 +1,5 @@
-"""Build agents from command-line specs: ``random``, ``greedy``, ``solver``, ``planner``, ``ppo:PATH``."""
+"""Build agents from command-line specs: ``random``, ``greedy``, ``solver``, ``planner``, ``ppo:PATH``,
+``search:PATH,sims=16``."""
 
 from __future__ import annotations
 
@@ -90,13 +91,20 @@ def make_agent(
                 raise ValueError(f"agent {spec!r}: unknown option {first['loc'][0]}; {kind} takes {known}") from None
             raise ValueError(f"agent {spec!r}: option {one_line(exc)}") from None
         return agent_cls(**options.model_dump())
+    if kind == "search":
+        from agents.search.agent import SearchAgent, parse_spec
+
+        if env_id is None:
+            raise ValueError(f"agent {spec!r} needs the env id it will play (make_agent(..., env_id=, env_kwargs=))")
+        path, options = parse_spec(spec)
+        return SearchAgent(path, env_id, env_kwargs, **options)
     if kind == "ppo":
         if not arg:
             raise ValueError("the ppo agent needs a model path: ppo:PATH")
         if env_id is None:
             raise ValueError(f"agent {spec!r} needs the env id it will play (make_agent(..., env_id=, env_kwargs=))")
         return load_for_env(arg, env_id, env_kwargs)
-    raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner or ppo:PATH")
+    raise ValueError(f"unknown agent {spec!r}; use random, greedy, solver, planner, ppo:PATH or search:PATH")
 
 
 def check_agent_spec(

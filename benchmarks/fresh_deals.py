@@ -27,52 +27,15 @@ Usage: ``python -m benchmarks.fresh_deals --game golf|golf_round|milligan|giant|
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 
 from agents.evaluation.evaluate import evaluate, format_share
 from agents.training.report import machine_description
 from benchmarks import RESULTS, write_results
+from benchmarks.published import GAMES, Game
 from benchmarks.results import verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@dataclass(frozen=True)
-class Game:
-    """One game's shipped models (path, the observation encoding it reads) and how they are played."""
-
-    env_id: str
-    lower_score_is_better: bool
-    models: tuple[tuple[str, str], ...]
-
-
-GOLF_MODELS = (("models/golf_rules.zip", "rules_moves"), ("models/golf_moves_decay2.zip", "runs"))
-
-GAMES = {
-    "golf": Game("patience_gym/Golf-v0", True, GOLF_MODELS),
-    "golf_round": Game("patience_gym/GolfRound-v0", True, GOLF_MODELS),
-    "milligan": Game(
-        "patience_gym/MissMilligan-v0",
-        False,
-        (("models/miss_milligan_moves_critic.zip", "moves"),),
-    ),
-    "giant": Game(
-        "patience_gym/Giant-v0",
-        False,
-        (("models/giant_rules.zip", "rules_moves"), ("models/giant_moves_critic_lr3e4_1m.zip", "moves")),
-    ),
-    "pocket": Game(
-        "patience_gym/MissMilliganPocket-v0",
-        False,
-        (("models/miss_milligan_pocket_moves_endgame.zip", "moves_endgame"),),
-    ),
-    "puss": Game(
-        "patience_gym/PussInTheCorner-v0",
-        False,
-        (("models/puss_moves_replay_all.zip", "moves_replay_all"),),
-    ),
-}
 
 
 def measure(game: Game, models: list[tuple[str, str]], episodes: int, seed: int, jobs: int = 1) -> dict:

@@ -9,12 +9,19 @@ Sources (nothing here plays a game):
   on more deals than the planner table;
 * ``benchmarks/results/milligan_solver.json`` (``python -m benchmarks.milligan_solver``): the Miss Milligan
   family's perfect-knowledge solver (won, proved lost, undecided within its budget);
+* ``benchmarks/sweeps/<config>/report.json``: a recipe across training seeds (``train.py --config
+  configs/<config>.yaml --seeds N``: every seed's score on every report deal, the greedy's, and the IQM,
+  probability of improvement and seeds past greedy with their intervals);
+* ``benchmarks/results/<game>_fresh_deals.json`` (``python -m benchmarks.fresh_deals``): each published model
+  on deals none of them was chosen on;
 * ``benchmarks/runs/<run>/results.json``: what ``train.py`` wrote for a full run (only ``report.md`` and
-  ``results.json`` of the runs behind README rows are committed).
+  ``results.json`` of the runs behind README rows are committed): a canonical config's one run, where its
+  recipe has no sweep yet.
 
 Writes ``benchmarks/results/summary.md`` (the README table; ``python -m benchmarks.readme`` copies it
-into README.md), ``benchmarks/results/ppo.md`` (every committed run with its paired verdict) and
-``benchmarks/results/solvability.md`` (the games compared under perfect knowledge, for the docs).
+into README.md), ``benchmarks/results/ppo.md`` (every committed run with its paired verdict),
+``benchmarks/results/solvability.md`` (the games compared under perfect knowledge, for the docs) and
+``benchmarks/results/sweeps.md`` (every committed sweep's report, for the docs).
 
 Usage: ``python -m benchmarks.results``
 """
@@ -31,78 +38,33 @@ import numpy as np
 
 from agents.evaluation.evaluate import format_share, mean_ci95
 from benchmarks import RESULTS
+from benchmarks.published import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "benchmarks" / "runs"
+SWEEPS = ROOT / "benchmarks" / "sweeps"
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """One env's rows in the README table: its canonical config's run and its best committed model."""
+    """One env's PPO rows in the README table: its canonical config (and any rules-only recipe beside it) across
+    training seeds, and its published models on fresh deals."""
 
     env_id: str
-    config: str  #: the canonical config (Golf's on ``runs``, Miss Milligan's and pocket's on ``rules_moves``)
-    plain_run: str  #: benchmarks/runs/<name> that config wrote
-    best_run: str  #: benchmarks/runs/<name> behind the best PPO row
-    best_model: str  #: the committed model of that run (models/<name>.zip)
-    best_encoding: str  #: the observation encoding the model reads
-    rules_run: str | None = None  #: benchmarks/runs/<name> of a committed rules-only model beside the canonical run
-    rules_model: str | None = None  #: that model (models/<name>.zip), read on ``rules_moves``
-    plain_model: str | None = None  #: the canonical run's own model (models/<name>.zip), when it is committed
+    config: str  #: the canonical config, configs/<config>.yaml (its sweep: benchmarks/sweeps/<config>/)
+    plain_run: str  #: benchmarks/runs/<name>: that config's one run, shown where the recipe has no sweep yet
+    fresh: str  #: benchmarks/results/<fresh>_fresh_deals.json: the published models on fresh deals
+    rules_config: str | None = None  #: a rules-only recipe beside the canonical one (configs/<name>.yaml)
+    rules_run: str | None = None  #: benchmarks/runs/<name>: that recipe's one run, shown until it has a sweep
 
 
 RECIPES = (
-    Recipe(
-        "patience_gym/Golf-v0",
-        "golf",
-        "Golf-v0",
-        "Golf-v0-moves-decay2",
-        "golf_moves_decay2",
-        "runs",
-        rules_run="Golf-v0-rules",
-        rules_model="golf_rules",
-    ),
-    Recipe(
-        "patience_gym/GolfRound-v0",
-        "golf_round",
-        "GolfRound-v0",
-        "GolfRound-v0-moves-decay2",
-        "golf_moves_decay2",
-        "runs",
-    ),
-    Recipe(
-        "patience_gym/MissMilligan-v0",
-        "miss_milligan",
-        "MissMilligan-v0",
-        "MissMilligan-v0-moves-critic",
-        "miss_milligan_moves_critic",
-        "moves",
-    ),
-    Recipe(
-        "patience_gym/Giant-v0",
-        "giant",
-        "Giant-v0",
-        "Giant-v0-moves-critic-lr3e4-1m",
-        "giant_moves_critic_lr3e4_1m",
-        "moves",
-        plain_model="giant_rules",
-    ),
-    Recipe(
-        "patience_gym/MissMilliganPocket-v0",
-        "miss_milligan_pocket",
-        "MissMilliganPocket-v0",
-        "MissMilliganPocket-v0-moves-endgame",
-        "miss_milligan_pocket_moves_endgame",
-        "moves_endgame",
-    ),
-    Recipe(
-        "patience_gym/PussInTheCorner-v0",
-        "puss",
-        "PussInTheCorner-v0",
-        "PussInTheCorner-v0-moves-replay-all",
-        "puss_moves_replay_all",
-        "moves_replay_all",
-    ),
+    Recipe("patience_gym/Golf-v0", "golf", "Golf-v0", "golf", rules_config="golf_rules", rules_run="Golf-v0-rules"),
+    Recipe("patience_gym/GolfRound-v0", "golf_round", "GolfRound-v0", "golf_round"),
+    Recipe("patience_gym/MissMilligan-v0", "miss_milligan", "MissMilligan-v0", "milligan"),
+    Recipe("patience_gym/Giant-v0", "giant", "Giant-v0", "giant"),
+    Recipe("patience_gym/MissMilliganPocket-v0", "miss_milligan_pocket", "MissMilliganPocket-v0", "pocket"),
+    Recipe("patience_gym/PussInTheCorner-v0", "puss", "PussInTheCorner-v0", "puss"),
 )
 
 
@@ -188,16 +150,16 @@ def _better(a: float, b: float, lower: bool) -> bool:
     return a < b if lower else a > b
 
 
-def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
-    """The README table: per env random, greedy, planner, perfect-knowledge bound, the committed rules-only
-    model (if any), canonical PPO, and the best model that reads greedy's computations (heuristic features)
-    unless a rules-only one beats it."""
+def summary(results: Path = RESULTS, runs: Path = RUNS, sweeps: Path = SWEEPS) -> str:
+    """The README table: per env random, greedy, planner, perfect-knowledge bound, then each PPO recipe across
+    training seeds (its one run where it has no sweep yet), then each published model on fresh deals."""
     baselines = load_json(results / "baselines.json")
     planners = load_json(results / "planners.json")
     golf_solver = load_json(results / "golf_solver.json")
     milligan_solver = load_json(results / "milligan_solver.json")
     lines = [
-        "| env | agent | mean score ± 95% CI | won [95% CI] | deals | re-made by |",
+        "| env | agent | mean score ± 95% CI (recipes: IQM [95% CI]) | won [95% CI] (recipes: P(better than "
+        "greedy) [95% CI]) | deals | re-made by |",
         "|---|---|---:|---:|---|---|",
     ]
     for recipe in RECIPES:
@@ -213,47 +175,90 @@ def summary(results: Path = RESULTS, runs: Path = RUNS) -> str:
         command = "`python -m benchmarks.planners --jobs 2`"
         lines.append(_line(env, "planner (hidden cards unseen)", _cell(planner), won, deals, command))
         lines.append(_solver_line(env, recipe.env_id, planners, golf_solver, milligan_solver))
-        rules_best: dict[str, Any] | None = None
-        if recipe.rules_run and recipe.rules_model:
-            rules = load_json(runs / recipe.rules_run / "results.json")
-            rules_best = _ppo(rules)
-            agent = f"PPO, rules only, `{recipe.rules_model}` (`{RULES_ONLY}`)"
-            lines.append(_model_line(env, agent, rules, recipe.env_id, recipe.rules_model, RULES_ONLY))
-        plain = load_json(runs / recipe.plain_run / "results.json")
-        lower = bool(plain["lower_score_is_better"])
-        ppo = _ppo(plain)
-        deals = f"{plain['episodes']:,} (seeds {plain['seed']}..{plain['seed'] + plain['episodes'] - 1})"
-        encoding = plain["env_kwargs"].get("obs_encoding", "ids")
-        command = f"`python train.py --config configs/{recipe.config}.yaml`"
-        won = format_share(ppo["win_rate"], ppo["win_ci95"])
-        reads = (
-            "" if encoding in PLAIN else ", rules only" if encoding == RULES_ONLY else ", reads greedy's computations"
-        )
-        published = f", `{recipe.plain_model}`" if recipe.plain_model else ""
-        agent = f"PPO, canonical config{published} (`{encoding}`{reads})"
-        lines.append(_line(env, agent, _cell(ppo), won, deals, command))
-        if encoding == RULES_ONLY and (
-            rules_best is None or _better(ppo["mean_score"], rules_best["mean_score"], lower)
-        ):
-            rules_best = ppo
-        best = load_json(runs / recipe.best_run / "results.json")
-        if rules_best is not None and not _better(_ppo(best)["mean_score"], rules_best["mean_score"], lower):
-            continue  # the heuristic-feature model stays only where it still beats the rules-only ones
-        agent = f"PPO reading greedy's computations, `{recipe.best_model}` (`{recipe.best_encoding}`)"
-        lines.append(_model_line(env, agent, best, recipe.env_id, recipe.best_model, recipe.best_encoding))
+        for config, run in ((recipe.config, recipe.plain_run), (recipe.rules_config, recipe.rules_run)):
+            if config is None or run is None:
+                continue
+            kind = "canonical config" if config == recipe.config else "rules only"
+            sweep = sweeps / config / "report.json"
+            if sweep.is_file():
+                lines.append(_sweep_line(env, kind, config, load_json(sweep)))
+            else:
+                lines.append(_run_line(env, kind, config, load_json(runs / run / "results.json")))
+        fresh = load_json(results / f"{recipe.fresh}_fresh_deals.json")
+        lines += [_fresh_line(env, recipe.fresh, run, fresh) for run in fresh["runs"]]
     return "\n".join(lines) + "\n"
 
 
-def _model_line(env: str, agent: str, run: dict[str, Any], env_id: str, model: str, encoding: str) -> str:
-    """A committed model's row: its run's PPO scores, and the command that replays it on the run's deals."""
-    ppo = _ppo(run)
-    deals = f"{run['episodes']:,} (seeds {run['seed']}..{run['seed'] + run['episodes'] - 1})"
-    command = (
-        f"`python -m agents.evaluation.evaluate --env {env_id} --env-kwargs "
-        f'\'{{"obs_encoding": "{encoding}"}}\' --agents ppo:models/{model}.zip '
-        f"--episodes {run['episodes']} --seed {run['seed']}`"
+def _reads(encoding: str) -> str:
+    """What an encoding reads, for a row's label."""
+    return "" if encoding in PLAIN else ", rules only" if encoding == RULES_ONLY else ", reads greedy's computations"
+
+
+def _sweep_line(env: str, kind: str, config: str, sweep: dict[str, Any]) -> str:
+    """A recipe across training seeds: its IQM, probability of improvement over greedy and seeds past greedy."""
+    (found,) = sweep["configs"]
+    agg = found["across_seeds"]
+    encoding = sweep["env_kwargs"].get("obs_encoding", "ids")
+    n = agg["seeds"]
+    agent = (
+        f"PPO recipe, {kind}, `{config}` (`{encoding}`{_reads(encoding) if kind != 'rules only' else ''}): "
+        f"{n} training seeds, {found['past_greedy']} past greedy"
     )
-    return _line(env, agent, _cell(ppo), format_share(ppo["win_rate"], ppo["win_ci95"]), deals, command)
+    lo, hi = agg["iqm_ci95"]
+    score = f"IQM {agg['iqm']:.2f} [{lo:.2f}, {hi:.2f}]"
+    plo, phi = agg["p_improvement_ci95"]
+    won = f"P {agg['p_improvement']:.2f} [{plo:.2f}, {phi:.2f}]"
+    first, episodes = sweep["report_seed"], sweep["episodes"]
+    deals = f"{episodes:,} a seed (seeds {first}..{first + episodes - 1})"
+    seeds = [s["seed"] for s in found["seeds"]]
+    chosen = f"--seeds {n}" if seeds == list(range(n)) else "--seed-list " + " ".join(map(str, seeds))
+    command = f"`python train.py --config configs/{config}.yaml {chosen}`"
+    return _line(env, agent, score, won, deals, command)
+
+
+def _run_line(env: str, kind: str, config: str, run: dict[str, Any]) -> str:
+    """A recipe's one run, where it has no sweep yet: labelled one training seed."""
+    ppo = _ppo(run)
+    encoding = run["env_kwargs"].get("obs_encoding", "ids")
+    reads = _reads(encoding) if kind != "rules only" else ""
+    agent = f"PPO, {kind}, `{config}` (`{encoding}`{reads}): one training seed, no sweep yet"
+    deals = f"{run['episodes']:,} (seeds {run['seed']}..{run['seed'] + run['episodes'] - 1})"
+    won = format_share(ppo["win_rate"], ppo["win_ci95"])
+    return _line(env, agent, _cell(ppo), won, deals, f"`python train.py --config configs/{config}.yaml`")
+
+
+def sweeps_markdown(sweeps: Path = SWEEPS) -> str:
+    """Every committed sweep's report (benchmarks/sweeps/<config>/report.json), per recipe: its seeds against
+    the greedy and the figures across them, without the plot (beside each report, ``profile.png``)."""
+    from agents.training.sweep_report import report_markdown
+
+    parts = []
+    for recipe in RECIPES:
+        for config in filter(None, (recipe.config, recipe.rules_config)):
+            path = sweeps / config / "report.json"
+            if not path.is_file():
+                continue
+            body = report_markdown(load_json(path)).splitlines()
+            kept = [line for line in body[1:] if not line.startswith("![")]
+            parts += [f"### {recipe.env_id.split('/')[-1]}: `configs/{config}.yaml`", *kept, ""]
+    return "\n".join(parts).strip() + "\n" if parts else "No sweep is committed yet.\n"
+
+
+def _fresh_line(env: str, game: str, run: dict[str, Any], table: dict[str, Any]) -> str:
+    """A published model on fresh deals (benchmarks.fresh_deals)."""
+    ppo = next(r for r in run["results"] if r["agent"] == "ppo")
+    encoding = dict(GAMES[game].models)[run["name"]]
+    diff, half = mean_ci95(
+        (np.asarray(run["scores"]["ppo"], float) - np.asarray(run["scores"]["greedy"], float)).tolist()
+    )
+    agent = (
+        f"PPO, published model `{run['name']}` (`{encoding}`{_reads(encoding)}), fresh deals "
+        f"({diff:+.2f} ± {half:.2f} against greedy there, paired)"
+    )
+    first, episodes = table["seed"], table["episodes"]
+    deals = f"{episodes:,} (seeds {first:,}..{first + episodes - 1:,})"
+    won = format_share(ppo["win_rate"], ppo["win_ci95"])
+    return _line(env, agent, _cell(ppo), won, deals, f"`python -m benchmarks.fresh_deals --game {game}`")
 
 
 def to_markdown(runs: list[dict[str, Any]]) -> str:
@@ -402,6 +407,7 @@ def main(argv: list[str] | None = None) -> None:
     (RESULTS / "summary.md").write_text(table)
     (RESULTS / "ppo.md").write_text(to_markdown(runs))
     (RESULTS / "solvability.md").write_text(solvability())
+    (RESULTS / "sweeps.md").write_text(sweeps_markdown())
 
 
 if __name__ == "__main__":

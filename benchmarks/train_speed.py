@@ -43,6 +43,7 @@ import numpy as np
 import patience_gym  # noqa: F401 - registers the envs
 from agents.training.config import load_config
 from agents.training.experiment import new_model
+from agents.training.expert_iteration import is_expert_iteration
 from benchmarks import RESULTS, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -249,7 +250,8 @@ def merge(previous: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=20_000)
-    parser.add_argument("--config", nargs="*", type=Path, default=sorted((ROOT / "configs").glob("*.yaml")))
+    ppo_configs = [p for p in sorted((ROOT / "configs").glob("*.yaml")) if not is_expert_iteration(p)]
+    parser.add_argument("--config", nargs="*", type=Path, default=ppo_configs, help="PPO configs (default: all)")
     parser.add_argument("--vec", choices=["dummy", "batched"], help="vector env (default: the config's)")
     parser.add_argument("--n-envs", type=int, help="games stepped together (default: the config's)")
     parser.add_argument("--n-steps", type=int, help="PPO rollout length per game (default: the config's)")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -50,7 +52,18 @@ def milligan_position() -> Callable[..., Any]:
 
 
 @pytest.fixture(scope="module")
-def ray_module() -> Any:
+def ray_temp_dir() -> Iterator[str]:
+    """A folder of its own for the module's Ray cluster (short: Ray's socket paths must fit 107 characters);
+    after the module's tests, no process whose command line names it (raylet, GCS, workers) is left."""
+    folder = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    yield folder
+    left = helpers.wait_until_gone(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    assert not left, f"Ray processes outlived the tests: {left}"
+
+
+@pytest.fixture(scope="module")
+def ray_module(ray_temp_dir: str) -> Iterator[Any]:
     """Ray, imported (the test skips without the ``[ray]`` extra); shut down after the module's tests."""
     ray = pytest.importorskip("ray")
     yield ray
@@ -59,8 +72,14 @@ def ray_module() -> Any:
 
 
 @pytest.fixture
-def cluster(ray_module: Any) -> Any:
+def cluster(ray_module: Any, ray_temp_dir: str) -> Any:
     """A local 2-CPU Ray cluster, started if none is running (left running for the module's next tests)."""
     if not ray_module.is_initialized():
-        ray_module.init(num_cpus=2, include_dashboard=False, object_store_memory=128 * 1024**2, log_to_driver=False)
+        ray_module.init(
+            num_cpus=2,
+            include_dashboard=False,
+            object_store_memory=128 * 1024**2,
+            log_to_driver=False,
+            _temp_dir=ray_temp_dir,
+        )
     return ray_module

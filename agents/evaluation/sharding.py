@@ -51,6 +51,29 @@ def _check(backend: str, address: str | None, workers: int | None) -> None:
         raise ValueError(f"workers must be at least 1, got {workers}")
 
 
+def check_ray_address(address: str, timeout: float = 5.0) -> None:
+    """A ValueError of one line where the Ray cluster at ``address`` cannot be reached: ``host:port`` and
+    ``ray://host:port`` are dialled (``timeout`` seconds); ``auto`` needs a cluster started on this machine
+    (``ray start --head``) or ``RAY_ADDRESS``."""
+    import socket
+
+    if address == "auto":
+        if os.environ.get("RAY_ADDRESS"):
+            return check_ray_address(os.environ["RAY_ADDRESS"], timeout)
+        if not Path("/tmp/ray/ray_current_cluster").is_file():
+            raise ValueError("--address auto: no Ray cluster runs on this machine (start one with ray start --head)")
+        return None
+    target = address.removeprefix("ray://")
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"--address {address!r} is not auto, host:port or ray://host:port")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"--address {address}: the Ray cluster cannot be reached ({exc.strerror or exc})") from None
+    return None
+
+
 def _import_ray() -> Any:
     try:
         import ray

@@ -57,6 +57,32 @@ class ClockCallback(BaseCallback):
         self.clock.update(self.num_timesteps)
 
 
+class ProgressReport(BaseCallback):
+    """Hands ``report`` the run's progress at the end of every rollout: its steps, and the held-out evaluation's
+    last mean return where the run has one (``eval_return``, read from ``eval/evaluations.npz`` when it
+    changes). A sweep's trial reports to Ray Tune with it."""
+
+    def __init__(self, run_dir: Path, report: Callable[[dict[str, Any]], None]) -> None:
+        super().__init__()
+        self.history, self.report = run_dir / "eval" / "evaluations.npz", report
+        self._seen = 0.0
+        self._last: float | None = None
+
+    def _on_rollout_end(self) -> None:
+        stamp = self.history.stat().st_mtime if self.history.is_file() else 0.0
+        if stamp != self._seen:
+            self._seen = stamp
+            results = read_evaluations(self.history)["results"]
+            self._last = float(np.mean(results[-1])) if len(results) else None
+        found: dict[str, Any] = {"timesteps": int(self.num_timesteps), "done": False}
+        if self._last is not None:
+            found["eval_return"] = self._last
+        self.report(found)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class ResumableEvalCallback(MaskableEvalCallback):
     """MaskableEvalCallback that continues ``folder/evaluations.npz`` and keeps ``folder/best_model.zip``.
 

@@ -27,6 +27,7 @@ import sys
 import time
 import typing
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -387,7 +388,7 @@ def set_aside_abandoned(run_dir: Path, steps: int, checkpoint: Path) -> None:
         )
 
 
-def train(args: Args) -> Path:
+def train(args: Args, callbacks: Sequence[Any] = ()) -> Path:
     """Train (or resume) as the run directory's one writer, save the model, write the report; return the run
     directory. Its lock is taken before a resume reads the run or a new run writes there, and kept to the end."""
     taken: list[str] = []  # whose lock was taken over (a killed run's): said once the run goes ahead
@@ -395,15 +396,16 @@ def train(args: Args) -> Path:
         resumable(Path(args.resume))
         with hold_run(Path(args.resume), report=taken.append):
             plan = plan_resume(args)
-            return run(plan, args.progress_bar, taken)
+            return run(plan, args.progress_bar, taken, callbacks)
     plan = setup(args)
     with hold_run(plan.run_dir, report=taken.append):
         prepare_run_dir(plan.run_dir, args.overwrite)
-        return run(plan, args.progress_bar, taken)
+        return run(plan, args.progress_bar, taken, callbacks)
 
 
-def run(plan: Plan, progress_bar: bool, taken: list[str]) -> Path:
-    """Train the checked ``plan`` in its held run directory, save the model, write the report."""
+def run(plan: Plan, progress_bar: bool, taken: list[str], extra: Sequence[Any] = ()) -> Path:
+    """Train the checked ``plan`` in its held run directory, save the model, write the report; ``extra``: more
+    SB3 callbacks (a sweep's trial reports its progress to Ray Tune with one)."""
     for line in taken:
         print(line, file=sys.stderr)
     config, run_dir = plan.config, plan.run_dir
@@ -427,7 +429,7 @@ def run(plan: Plan, progress_bar: bool, taken: list[str]) -> Path:
     resuming = plan.checkpoint is not None
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
     clock.start(model.num_timesteps, seed=plan.seed, vec=plan.vec, config=config_data(config))
-    callbacks = make_callbacks(config, run_dir, clock)
+    callbacks = [*make_callbacks(config, run_dir, clock), *extra]
     if not resuming and config.pretrain.episodes > 0:
         _pretrain(model, config, run_dir, plan.seed)
     remaining = config.total_timesteps - model.num_timesteps

@@ -208,6 +208,10 @@ def _collect_kept(
         TeacherShard(env_id, described, teacher, tuple(seeds[i : i + shard_size]), float(gamma))
         for i in range(0, len(seeds), shard_size)
     ]
+    if state_dir.is_dir():  # every game kept already: read them, nothing to write (runs may share a teacher dir)
+        kept = [load_shard(state_dir / s.filename, s) for s in shards]
+        if all(part is not None for part in kept):
+            return _join([p for p in kept if p is not None], start)
     # one writer (made and checked before any game: a file in the way, no permission, another run recording)
     with holding(state_dir, "teacher dir"):
         parts = [load_shard(state_dir / s.filename, s) for s in shards]  # every kept file checked before any game
@@ -433,11 +437,7 @@ def fit(
             values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
             policy_loss = -log_prob.mean()
             value_loss = th.nn.functional.mse_loss(values.flatten(), returns[idx])
-            loss = policy_loss + value_coef * value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            th.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            optimizer.step()
+            gradient_step(optimizer, policy, policy_loss + value_coef * value_loss, 0.5)
             totals["policy_loss"] += float(policy_loss.detach()) * len(idx)
             totals["value_loss"] += float(value_loss.detach()) * len(idx)
         policy.set_training_mode(False)
@@ -452,6 +452,16 @@ def fit(
         if on_epoch is not None:
             on_epoch(history[-1])
     return history
+
+
+def gradient_step(optimizer: Any, policy: Any, loss: Any, max_grad_norm: float) -> None:
+    """One step of ``optimizer`` on ``loss``, the policy's gradient clipped to ``max_grad_norm``."""
+    import torch as th
+
+    optimizer.zero_grad()
+    loss.backward()
+    th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+    optimizer.step()
 
 
 def _accuracy(policy: Any, obs: Any, masks: Any, actions: Any, idx: Any) -> float:

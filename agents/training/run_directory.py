@@ -61,7 +61,7 @@ def run_contents(run_dir: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def hold_run(run_dir: Path, report: Callable[[str], None] | None = None) -> Iterator[Path]:
+def hold_run(run_dir: Path, report: Callable[[str], None] | None = None, what: str = "run directory") -> Iterator[Path]:
     """Be ``run_dir``'s one writer while the block runs (the lock of :mod:`agents.evaluation.writer_lock`).
 
     Another live writer is a ConfigError naming it; a lock left by a killed one is taken over, and ``report``
@@ -72,12 +72,12 @@ def hold_run(run_dir: Path, report: Callable[[str], None] | None = None) -> Iter
     had_lock = (run_dir / LOCK_NAME).exists()
     with contextlib.ExitStack() as stack:
         try:
-            stack.enter_context(hold_directory(run_dir, "run directory", report=report))
+            stack.enter_context(hold_directory(run_dir, what, report=report))
         except DirectoryInUseError as exc:
             raise ConfigError(str(exc)) from None
         except OSError as exc:
             remove_folders(made)
-            raise ConfigError(f"run directory {run_dir} cannot be written: {exc.strerror or exc}") from None
+            raise ConfigError(f"{what} {run_dir} cannot be written: {exc.strerror or exc}") from None
         try:
             yield run_dir
         except ConfigError:

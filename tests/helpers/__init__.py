@@ -6,8 +6,11 @@ Tests take them as fixtures; a module imports one from here only where a fixture
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -48,3 +51,26 @@ class Sealed(tuple):  # type: ignore[type-arg]
 
     def __iter__(self) -> Any:
         raise AssertionError("the hidden cards were read")
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """The pids of the processes (this one aside) whose command line holds ``text`` (Linux: /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in command:
+            found.append(int(entry.name))
+    return found
+
+
+def wait_until_gone(text: str, seconds: float = 30.0) -> list[int]:
+    """Wait (up to ``seconds``) for every process mentioning ``text`` to end; the pids still there."""
+    deadline = time.monotonic() + seconds
+    while (left := processes_mentioning(text)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left

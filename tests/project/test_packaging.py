@@ -44,4 +44,5 @@ def test_the_wheel_holds_patience_gym_and_agents_without_the_c_sources_and_ships
     assert base <= {"gymnasium", "numpy", "pillow", "pyyaml"}
     extras = project["project"]["optional-dependencies"]
     assert any(dep.startswith("torch") for dep in extras["train"])
-    assert "patience_gym[train,docs,vector]" in extras["dev"]  # the test command installs everything
+    assert "patience_gym[train,docs,vector,ray]" in extras["dev"]  # the test command installs everything, Ray too
+    assert any(dep.startswith("ray[tune]") for dep in extras["ray"])  # seed sweeps run on Ray Tune

@@ -267,8 +267,9 @@ def test_a_kept_recording_resumes_where_it_stopped_with_the_same_rows(tmp_path, 
             assert np.array_equal(getattr(whole, field), getattr(demos, field)), field
         assert demos.episode_scores == whole.episode_scores
     played.clear()
-    collect(GOLF, KWARGS, "greedy", seeds=range(3, 10), gamma=0.99, state_dir=tmp_path, shard_size=3)
-    assert played == []  # all kept: nothing played
+    with hold_directory(tmp_path, "another run's teacher dir"):  # all kept: read while another run holds it
+        shared = collect(GOLF, KWARGS, "greedy", seeds=range(3, 10), gamma=0.99, state_dir=tmp_path, shard_size=3)
+    assert played == [] and np.array_equal(shared.actions, whole.actions)  # nothing played
 
 
 def test_a_kept_recording_of_other_games_or_a_broken_file_is_refused_before_anything_is_played(tmp_path, monkeypatch):
@@ -293,9 +294,9 @@ def test_a_kept_recording_of_other_games_or_a_broken_file_is_refused_before_anyt
         collect(GOLF, KWARGS, "greedy", seeds=[1], state_dir=tmp_path, shard_size=0)
     with pytest.raises(ValueError, match="no seeds"):
         collect(GOLF, KWARGS, "greedy", seeds=[])
-    in_use = rf"teacher dir {tmp_path} is in use by pid {os.getpid()}"  # one writer: a second is refused by name
-    with hold_directory(tmp_path, "another run's teacher dir"), pytest.raises(DirectoryInUseError, match=in_use):
-        collect(GOLF, KWARGS, "greedy", seeds=range(4), gamma=1.0, state_dir=tmp_path, shard_size=2)
+    busy = tmp_path / "busy"  # one writer: a second is refused by name (games to record, another run recording)
+    with hold_directory(busy, "another run's teacher dir"), pytest.raises(DirectoryInUseError, match=str(os.getpid())):
+        collect(GOLF, KWARGS, "greedy", seeds=range(4), gamma=1.0, state_dir=busy, shard_size=2)
     # A teacher dir that cannot hold the shards (a file in the way) is refused before any game.
     afile = tmp_path / "afile"
     afile.write_text("")

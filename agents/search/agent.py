@@ -1,0 +1,88 @@
+"""The learned search as an agent: ``search:PATH`` (options ``sims=16``, or ``seconds=0.05`` a move, and
+``considered=16``), in ``evaluate``, ``watch`` and ``play --hint-agent``.
+
+PATH is a network saved by expert iteration (or any MaskablePPO model on the env's rules-only encoding that
+carries its spec): it is refused by name unless it was trained on the env it is asked to play, with the same
+rule options and encoding. The agent plays without Gumbel noise (the best candidates of its prior) and draws
+its worlds from a generator seeded by the deal, so a game is the same twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent
+from agents.search.gumbel import GumbelSearch, SearchConfig
+from agents.search.network import PolicyValue
+from patience_gym.env import PatienceEnv
+from patience_gym.features import make_observer
+
+#: The options of ``search:PATH,...`` and their defaults.
+OPTIONS = {"sims": 16, "seconds": None, "considered": 16}
+
+
+class SearchAgent(Agent):
+    """Gumbel root search over determinized worlds with a learned prior and value (:mod:`agents.search.gumbel`)."""
+
+    name = "search"
+    reads_observation = False
+
+    def __init__(
+        self,
+        path: str,
+        env_id: str,
+        env_kwargs: Mapping[str, Any] | None = None,
+        sims: int = 16,
+        seconds: float | None = None,
+        considered: int = 16,
+    ) -> None:
+        check_budget(sims, seconds, considered)
+        self.net = PolicyValue.load(path, env_id, env_kwargs)
+        env = gym.make(env_id, **dict(env_kwargs or {}))
+        game = env.unwrapped.game  # type: ignore[attr-defined]
+        observer = make_observer(game, env.unwrapped.obs_encoding)  # type: ignore[attr-defined]
+        config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered))
+        self.search = GumbelSearch(game, observer.observe, self.net, config)
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.search.new_game()
+
+    def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
+        return self.search.run(env.state, self.rng, gumbel=False).action
+
+
+def check_budget(sims: Any, seconds: Any, considered: Any) -> None:
+    """A ValueError naming a budget of zero or less, or a count that is not a whole number."""
+    if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0 and np.isfinite(seconds)):
+        raise ValueError(f"the search's seconds a move must be a positive number, got {seconds!r}")
+    for name, value in (("sims", sims), ("considered", considered)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
+            raise ValueError(f"the search's {name} must be a whole number of at least 1, got {value!r}")
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``search:PATH,sims=16`` as the path and its options; a ValueError naming an unknown or bad option."""
+    _, _, arg = spec.partition(":")
+    path, *items = arg.split(",")
+    if not path or "=" in path:
+        raise ValueError(f"agent {spec!r}: the search needs its network's path first: search:PATH,sims=16")
+    options: dict[str, Any] = {}
+    for item in items:
+        name, eq, text = item.partition("=")
+        if not eq or name not in OPTIONS:
+            raise ValueError(f"agent {spec!r}: unknown search option {item!r}; the search takes {', '.join(OPTIONS)}")
+        try:
+            options[name] = None if text.lower() == "none" else float(text)
+        except ValueError:
+            raise ValueError(f"agent {spec!r}: search option {name} must be a number, got {text!r}") from None
+    merged = {**OPTIONS, **options}
+    if merged["seconds"] is not None and "sims" in options:
+        raise ValueError(f"agent {spec!r}: give the budget in sims or in seconds, not both")
+    check_budget(merged["sims"], merged["seconds"], merged["considered"])
+    return path, {"sims": int(merged["sims"]), "seconds": merged["seconds"], "considered": int(merged["considered"])}

@@ -1,0 +1,44 @@
+"""Exact play where nothing is hidden: search by the rules, not a heuristic.
+
+Once no card is face down (Puss in the Corner once the first pass's pack is dealt out: the take-up and the
+second pass are open; a Golf hole once its stock is turned), the rest of the game is a puzzle with nothing
+hidden, and the project's perfect-knowledge solvers play it exactly. Their move ordering reads the greedy's
+evaluation, which changes how fast a proven line is found, never its value; a line the solver does not
+prove best within its budget is not used (None), so no heuristic's guess stands in for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.search.network import value_of
+
+#: Positions a solver may search for one exact value.
+MAX_NODES = 50_000
+
+
+def exact_line(game: Any, state: Any, max_nodes: int = MAX_NODES) -> tuple[float, list[int]] | None:
+    """The value (:func:`agents.search.network.value_of`) of best play from ``state`` and a line of moves that
+    reaches it, where nothing is hidden and a solver proves it within ``max_nodes`` (the final score's value and
+    no moves where the game is over); else None."""
+    if game.is_over(state):
+        return value_of(game.name, game.score(state)), []
+    if game.hidden_count(state):
+        return None
+    if game.name == "puss_in_the_corner":
+        from agents.solvers.puss import solve as solve_puss
+
+        found = solve_puss(game, state, max_nodes=max_nodes)
+        return (value_of(game.name, found.cards), list(found.moves)) if found.proven else None
+    if game.name == "golf":
+        from agents.solvers.golf import solve as solve_golf
+
+        hole = solve_golf(game, state, max_nodes=max_nodes)
+        return (value_of(game.name, hole.score), list(hole.moves)) if hole.exact else None
+    return None
+
+
+def exact_value(game: Any, state: Any, max_nodes: int = MAX_NODES) -> float | None:
+    """:func:`exact_line`'s value alone."""
+    found = exact_line(game, state, max_nodes)
+    return None if found is None else found[0]

@@ -1,0 +1,129 @@
+"""The learned search (``search:PATH``): it never reads a face-down card, plays legal moves to the end, repeats
+under a seed, learns from a proper improved policy, plays the open ending exactly, and refuses bad options and
+networks of another game by name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agents.evaluation.evaluate import evaluate
+from agents.registry import make_agent
+from agents.search.exact import exact_line, exact_value
+from agents.search.network import score_of, value_of
+from agents.training.expert_iteration import ExItConfig, new_network, save_network
+from patience_gym.games.puss import PussInTheCorner
+from tests.helpers import Sealed
+
+PUSS = "patience_gym/PussInTheCorner-v0"
+RULES = {"obs_encoding": "rules_moves"}
+NETWORK = {
+    "features_extractor_class": "agents.training.networks.MoveRows",
+    "features_extractor_kwargs": {"hidden": 16},
+    "share_features_extractor": False,
+    "critic_reads_logits": False,
+}
+
+
+def network(folder: Path, env_id: str = PUSS, env_kwargs: dict[str, Any] | None = None) -> Path:
+    """An untrained network of ``env_id`` on its rules-only encoding, saved with its spec."""
+    config = ExItConfig(env_id=env_id, algorithm="expert_iteration", env_kwargs=env_kwargs or RULES, network=NETWORK)
+    path = folder / f"{env_id.split('/')[-1]}.zip"
+    save_network(new_network(config, seed=0), path, config)
+    return path
+
+
+@pytest.fixture(scope="module")
+def puss_net(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return network(tmp_path_factory.mktemp("net"))
+
+
+def first_pass_positions(game: PussInTheCorner, seed: int, count: int) -> list[Any]:
+    """First-pass positions with a real choice, of a game played by its first legal moves."""
+    state, found = game.init(np.random.default_rng(seed)), []
+    while len(found) < count and state.pass_no == 1 and not game.is_over(state):
+        if len(game.legal_actions(state)) > 1:
+            found.append(state.copy())
+        game.apply(state, game.legal_actions(state)[0])
+    return found
+
+
+def reordered(state: Any, rng: np.random.Generator, sealed: bool = False) -> Any:
+    """``state`` with its face-down pack in another order (sealed: reading it fails the test)."""
+    new = state.copy()
+    hidden = list(tuple.__iter__(state.pack))[state.pos :]
+    new.pack = (Sealed if sealed else tuple)(hidden[i] for i in rng.permutation(len(hidden)))
+    new.pos = 0
+    return new
+
+
+def test_the_search_never_reads_the_face_down_pack(puss_net: Path) -> None:
+    agent = make_agent(f"search:{puss_net},sims=8", "puss_in_the_corner", env_id=PUSS, env_kwargs=RULES)
+    game = agent.search.game  # type: ignore[attr-defined]
+    rng = np.random.default_rng(3)
+    positions = first_pass_positions(game, 5, 6)
+    assert positions
+    for state in positions:
+        chosen = set()
+        for variant in (reordered(state, rng), reordered(state, rng), reordered(state, rng, sealed=True)):
+            agent.reset(11)
+            chosen.add(agent.act(SimpleNamespace(game=game, state=variant), np.zeros(1), game.legal_mask(state)))
+        assert len(chosen) == 1 and game.legal_mask(state)[chosen.pop()]
+
+
+def test_the_improved_policy_is_a_distribution_over_the_legal_moves(puss_net: Path) -> None:
+    agent = make_agent(f"search:{puss_net},sims=8", "puss_in_the_corner", env_id=PUSS, env_kwargs=RULES)
+    search = agent.search  # type: ignore[attr-defined]
+    for state in first_pass_positions(search.game, 2, 4):
+        result = search.run(state, np.random.default_rng(0), gumbel=True)
+        mask = search.game.legal_mask(state)
+        assert abs(result.policy.sum() - 1) < 1e-9 and np.all(result.policy[~mask] == 0)
+        assert mask[result.action] and result.leaves <= 8 and set(result.q) <= set(np.flatnonzero(mask))
+
+
+def test_the_search_plays_whole_games_the_same_under_a_seed(puss_net: Path) -> None:
+    spec = f"search:{puss_net},sims=4"
+    first, second = (evaluate(PUSS, [spec], 2, 7, RULES)[0] for _ in range(2))
+    assert first.scores == second.scores and all(4 <= s <= 52 for s in first.scores)
+
+
+def test_an_open_position_is_played_by_the_solvers_proven_line() -> None:
+    """Once the first pass's pack is dealt out nothing is hidden: the value is exact, the line proven."""
+    game = PussInTheCorner()
+    state = game.init(np.random.default_rng(4))
+    while game.hidden_count(state) and not game.is_over(state):
+        game.apply(state, game.legal_actions(state)[0])
+    found = exact_line(game, state)
+    assert found is not None
+    value, line = found
+    end = state.copy()
+    for action in line:
+        game.apply(end, action)
+    assert game.is_over(end) and value == value_of(game.name, game.score(end)) == exact_value(game, state)
+    hidden = game.init(np.random.default_rng(4))
+    assert exact_line(game, hidden) is None  # the pack face down: no exact value
+    assert score_of(game.name, value_of(game.name, 37)) == pytest.approx(37)
+
+
+def test_bad_search_options_and_networks_of_another_game_are_refused_by_name(puss_net: Path, tmp_path: Path) -> None:
+    for spec, message in [
+        (f"search:{puss_net},sims=0", "sims must be a whole number of at least 1"),
+        (f"search:{puss_net},seconds=-1", "seconds a move must be a positive number"),
+        (f"search:{puss_net},seconds=0", "seconds a move must be a positive number"),
+        (f"search:{puss_net},depth=3", "unknown search option 'depth=3'"),
+        (f"search:{puss_net},sims=4,seconds=1", "in sims or in seconds, not both"),
+        (f"search:{puss_net},sims=lots", "must be a number"),
+        ("search:", "needs its network's path first"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(spec, "puss_in_the_corner", env_id=PUSS, env_kwargs=RULES)
+    golf = network(tmp_path, "patience_gym/Golf-v0")
+    with pytest.raises(ValueError, match="trained on patience_gym/Golf-v0"):
+        make_agent(f"search:{golf}", "puss_in_the_corner", env_id=PUSS, env_kwargs=RULES)
+    other_rules = {**RULES, "forced_foundation": False}
+    with pytest.raises(ValueError, match="not patience_gym/PussInTheCorner-v0"):
+        make_agent(f"search:{puss_net}", "puss_in_the_corner", env_id=PUSS, env_kwargs=other_rules)

@@ -1,0 +1,149 @@
+"""Expert iteration (``train.py --config`` of an ``algorithm: expert_iteration`` config): a tiny run trains and
+reports its four agents, a killed run goes on without playing a finished shard again, and bad configs, runs
+and kept self-play are refused by name before any game."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from agents.training import cli
+from agents.training.expert_iteration import load_exit_config, network_path, shards_of
+from agents.training.self_play import read
+
+ROOT = Path(__file__).resolve().parents[2]
+PUSS = "patience_gym/PussInTheCorner-v0"
+TINY = {
+    PUSS: {
+        "algorithm": "expert_iteration",
+        "env_kwargs": {"obs_encoding": "rules_moves"},
+        "network": {
+            "features_extractor_class": "agents.training.networks.MoveRows",
+            "features_extractor_kwargs": {"hidden": 16},
+            "share_features_extractor": False,
+            "critic_reads_logits": False,
+        },
+        "search": {"sims": 4, "considered": 4},
+        "generations": 2,
+        "games": 2,
+        "shard_size": 1,
+        "epochs": 1,
+        "batch_size": 64,
+        "jobs": 1,
+        "report": {"episodes": 2, "seed": 0, "agents": ["greedy"], "sims": 4},
+    }
+}
+
+
+def write(path: Path, data: Any) -> Path:
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_a_tiny_run_trains_its_generations_and_reports_the_four_agents(tmp_path: Path) -> None:
+    config = write(tmp_path / "c.yaml", TINY)
+    run_dir = tmp_path / "run"
+    assert cli.main(["--config", str(config), "--run-dir", str(run_dir), "--no-progress-bar"]) == 0
+    record = json.loads((run_dir / "training.json").read_text())
+    assert [g["generation"] for g in record["generations"]] == [0, 1]
+    assert all(g["games"] == 2 and g["decisions"] > 0 for g in record["generations"])
+    for generation in range(3):
+        assert network_path(run_dir, generation).is_file()
+    results = json.loads((run_dir / "results.json").read_text())
+    assert [r["agent"] for r in results["results"]] == ["network alone", "search (4 sims)", "greedy"]
+    assert [r["agent"] for r in results["paired"]] == ["network alone", "search (4 sims)"]
+    assert "expert iteration" in (run_dir / "report.md").read_text()
+    assert list((run_dir / "tb").glob("events.*"))
+    loaded = load_exit_config(run_dir / "config.yaml")
+    for generation in range(2):  # every shard kept, of the network that played it
+        for shard in shards_of(loaded, network_path(run_dir, generation), generation, 0):
+            games = read(run_dir / "selfplay" / f"gen_{generation:03d}" / shard.filename, shard)
+            assert games is not None and len(games.scores) == 1
+            assert np.allclose(games.policies.sum(axis=1), 1.0) and np.all(games.policies[~games.masks] == 0)
+
+
+def test_a_killed_run_goes_on_without_playing_a_kept_shard_again(tmp_path: Path) -> None:
+    slow = {PUSS: {**TINY[PUSS], "games": 6, "generations": 1}}
+    config = write(tmp_path / "c.yaml", slow)
+    run_dir = tmp_path / "run"
+    argv = [sys.executable, str(ROOT / "train.py"), "--config", str(config), "--run-dir", str(run_dir),
+            "--no-progress-bar"]  # fmt: skip
+    child = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    folder = run_dir / "selfplay" / "gen_000"
+    deadline = time.time() + 300
+    while len(list(folder.glob("selfplay_*.npz"))) < 2 and time.time() < deadline:
+        time.sleep(0.1)
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=60)
+    kept = {p.name: p.stat().st_mtime_ns for p in folder.glob("selfplay_*.npz")}
+    assert 2 <= len(kept) < 6, "the run was not killed in the middle of its self-play"
+    resumed = subprocess.run([*argv[:2], "--resume", str(run_dir), "--no-progress-bar"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert "taking over" in resumed.stderr
+    after = {p.name: p.stat().st_mtime_ns for p in folder.glob("selfplay_*.npz")}
+    assert len(after) == 6 and all(after[name] == stamp for name, stamp in kept.items())  # kept ones not played again
+    (generation,) = json.loads((run_dir / "training.json").read_text())["generations"]
+    assert generation["games"] == 6 and generation["shards_played"] == 6 - len(kept)
+
+
+def test_bad_configs_and_runs_are_refused_in_one_line_before_any_game(tmp_path: Path, capsys: Any) -> None:
+    def refused(*argv: str) -> str:
+        assert cli.main(list(argv)) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1, lines
+        return lines[0]
+
+    settings = TINY[PUSS]
+    for change, message in [
+        ({"env_kwargs": {"obs_encoding": "moves"}}, "must be a rules-only encoding"),
+        ({"generations": 0}, "generations"),
+        ({"searching": {}}, "searching"),
+        ({"search": {"sims": 0}}, "search.sims"),
+        ({"report": {"agents": ["oracle"]}}, "unknown agent 'oracle'"),
+        ({"network": {"net_arch": "big"}}, "network"),
+    ]:
+        config = write(tmp_path / "bad.yaml", {PUSS: {**settings, **change}})
+        assert message in refused("--config", str(config), "--run-dir", str(tmp_path / "never")), change
+        assert not (tmp_path / "never").exists()
+    config = write(tmp_path / "c.yaml", TINY)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "something").write_text("")
+    assert "is not empty" in refused("--config", str(config), "--run-dir", str(run_dir))
+    assert "is missing" in refused("--resume", str(tmp_path / "nothing"))
+    made = tmp_path / "made"
+    made.mkdir()
+    (made / "config.yaml").write_text(yaml.safe_dump(TINY))
+    other = write(tmp_path / "other.yaml", {PUSS: {**settings, "games": 3}})
+    assert "differs from the config" in refused("--config", str(other), "--resume", str(made))
+
+
+def test_a_kept_shard_of_another_network_is_named_not_counted(tmp_path: Path) -> None:
+    from agents.training.self_play import Games, keep, self_play
+
+    config = load_exit_config(write(tmp_path / "c.yaml", TINY))
+    run_dir = tmp_path / "run"
+    from agents.training.expert_iteration import new_network, save_network
+
+    save_network(new_network(config, 0), network_path(run_dir, 0), config)
+    (shard,) = shards_of(config, network_path(run_dir, 0), 0, 0)[:1]
+    folder = run_dir / "selfplay" / "gen_000"
+    empty = Games(*(np.zeros((0,)) for _ in range(5)))
+    keep(folder / shard.filename, shard, empty)  # a shard that lacks its deal's game
+    with pytest.raises(ValueError, match="is incomplete"):
+        self_play(shards_of(config, network_path(run_dir, 0), 0, 0), folder)
+    save_network(new_network(config, 1), network_path(run_dir, 0), config)  # another network now plays gen 0
+    with pytest.raises(ValueError, match="holds other games"):
+        self_play(shards_of(config, network_path(run_dir, 0), 0, 0), folder)
+    assert os.path.exists(folder / shard.filename)
