@@ -5,8 +5,9 @@
 
 Each generation, the learned search (:mod:`agents.search`: Gumbel root search over determinized worlds, the
 prior and the leaf value from the network, exact where nothing is hidden) plays ``games`` self-play games
-with the current network, Gumbel noise on. Every decision it searched is kept with its improved policy (the
-completed-Q softmax) and, once the game ends, the game's final value. The network is then fitted to the
+with the current network, Gumbel noise on. Every decision is kept with the search's improved policy (the
+completed-Q softmax; where nothing is hidden, the solver's proven move) and, once the game ends, the game's
+final value. The network is then fitted to the
 last ``window`` generations' decisions: cross-entropy to the improved policy, squared error to the value.
 No heuristic anywhere: the network starts from random weights on a rules-only encoding, and no greedy
 plays, evaluates or teaches (an import-linter contract forbids this module and :mod:`agents.search` to

@@ -74,8 +74,9 @@ def digest(path: str | Path) -> str:
 
 
 def play_shard(shard: SelfPlayShard) -> Games:
-    """Play the shard's deals with the search (Gumbel noise on: self-play explores), keeping each decision
-    the search made (not the moves of an exact line)."""
+    """Play the shard's deals with the search (Gumbel noise on: self-play explores), keeping every decision
+    (a position with more than one legal move) with the search's improved policy, or, where nothing is hidden,
+    the solver's proven move: so the network alone learns the open ending too."""
     import gymnasium as gym
     import torch
 
@@ -105,7 +106,7 @@ def play_shard(shard: SelfPlayShard) -> Games:
             mask = np.asarray(game.legal_mask(state), dtype=bool)
             seen = observer.observe(state)
             result = search.run(state, rng, gumbel=True)
-            if result.q:  # a searched decision (not a forced move, not an exact line)
+            if mask.sum() > 1:  # a decision (not a forced move): searched, or the proven line's where all is open
                 obs.append(seen)
                 masks.append(mask)
                 policies.append(result.policy.astype(np.float32))
