@@ -2,6 +2,7 @@
 
     python train.py --config configs/puss_search.yaml                  # a new run: runs/<env>-search-<time>
     python train.py --config configs/puss_search.yaml --resume runs/X  # go on after a stop
+    python train.py --config configs/puss_search.yaml --backend ray --address auto  # self-play on a cluster
 
 Each generation, the learned search (:mod:`agents.search`: Gumbel root search over determinized worlds, the
 prior and the leaf value from the network, exact where nothing is hidden) plays ``games`` self-play games
@@ -234,8 +235,17 @@ def network_path(run_dir: Path, generation: int) -> Path:
     return run_dir / "network" / f"gen_{generation:03d}.zip"
 
 
-def train(config: ExItConfig, run_dir: Path, seed: int, progress_bar: bool = True) -> Path:
-    """Run (or go on with) the generations in ``run_dir``, then write the model and the report."""
+def train(
+    config: ExItConfig,
+    run_dir: Path,
+    seed: int,
+    progress_bar: bool = True,
+    backend: str | None = None,
+    address: str | None = None,
+) -> Path:
+    """Run (or go on with) the generations in ``run_dir``, then write the model and the report. Self-play is
+    sharded on ``backend`` (default: ``process`` where ``config.jobs`` > 1, else ``serial``; ``ray`` at
+    ``address`` or a local Ray), ``config.jobs`` workers."""
     from sb3_contrib import MaskablePPO
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -253,8 +263,8 @@ def train(config: ExItConfig, run_dir: Path, seed: int, progress_bar: bool = Tru
     for generation in range(done, config.generations):
         start = time.perf_counter()
         shards = shards_of(config, network_path(run_dir, generation), generation, seed)
-        backend = "process" if config.jobs > 1 else "serial"
-        games, played = self_play(shards, run_dir / "selfplay" / f"gen_{generation:03d}", backend, config.jobs)
+        folder = run_dir / "selfplay" / f"gen_{generation:03d}"
+        games, played = self_play(shards, folder, backend or default_backend(config), config.jobs, address)
         scores = games.scores.copy()
         window = [games] + [
             kept_games(config, run_dir, g, seed) for g in range(max(0, generation - config.window + 1), generation)
@@ -281,6 +291,11 @@ def train(config: ExItConfig, run_dir: Path, seed: int, progress_bar: bool = Tru
     writer.close()
     shutil.copyfile(network_path(run_dir, config.generations), run_dir / "model.zip")
     return run_dir
+
+
+def default_backend(config: ExItConfig) -> str:
+    """Self-play's backend where none is given: processes where the config asks for several jobs."""
+    return "process" if config.jobs > 1 else "serial"
 
 
 def kept_games(config: ExItConfig, run_dir: Path, generation: int, seed: int) -> Games:
@@ -366,7 +381,32 @@ def parse(argv: Sequence[str]) -> Any:
     parser.add_argument("--resume", type=Path)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--no-progress-bar", dest="progress_bar", action="store_false")
+    parser.add_argument(
+        "--backend",
+        choices=("serial", "process", "ray"),
+        help="where self-play runs (default: process where the config's jobs > 1, else serial)",
+    )
+    parser.add_argument("--address", help="a Ray cluster for --backend ray (auto, host:6379, ray://host:10001)")
     return parser.parse_args(list(argv))
+
+
+def check_backend(args: Any) -> None:
+    """``--backend`` and ``--address`` make sense together and Ray is there to use, before any game."""
+    if args.address is not None and args.backend != "ray":
+        raise ConfigError("--address names a Ray cluster: give it with --backend ray")
+    if args.backend != "ray":
+        return
+    from agents.evaluation.sharding import check_ray_address
+
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise ConfigError('--backend ray needs Ray: pip install -e ".[ray]"') from None
+    if args.address is not None:
+        try:
+            check_ray_address(args.address)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
 
 
 def plan(args: Any) -> tuple[ExItConfig, Path, int]:
@@ -403,12 +443,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         args = parse(sys.argv[1:] if argv is None else argv)
+        check_backend(args)
         config, run_dir, seed = plan(args)
         with hold_run(run_dir):
             if not (run_dir / "config.yaml").is_file():
                 source = args.config.read_text(encoding="utf-8")
                 (run_dir / "config.yaml").write_text(source)
-            train(config, run_dir, seed, args.progress_bar)
+            train(config, run_dir, seed, args.progress_bar, args.backend, args.address)
             print(write_report(config, run_dir))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)

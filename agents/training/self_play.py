@@ -77,14 +77,24 @@ def play_shard(shard: SelfPlayShard) -> Games:
     """Play the shard's deals with the search (Gumbel noise on: self-play explores), keeping every decision
     (a position with more than one legal move) with the search's improved policy, or, where nothing is hidden,
     the solver's proven move: so the network alone learns the open ending too."""
-    import gymnasium as gym
     import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one core a shard, and the same games on every backend
+    try:
+        return play_games(shard)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def play_games(shard: SelfPlayShard) -> Games:
+    """:func:`play_shard`'s games, in the threads it set."""
+    import gymnasium as gym
 
     from agents.search.gumbel import GumbelSearch, SearchConfig
     from agents.search.network import PolicyValue, value_of
     from patience_gym.features import make_observer
 
-    torch.set_num_threads(1)
     kwargs = json.loads(shard.env_kwargs)
     env = gym.make(shard.env_id, **kwargs)
     game = env.unwrapped.game  # type: ignore[attr-defined]

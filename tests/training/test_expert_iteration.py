@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from agents.training import cli
-from agents.training.expert_iteration import load_exit_config, network_path, shards_of
-from agents.training.self_play import read
+from agents.training.expert_iteration import load_exit_config, network_path, new_network, save_network, shards_of
+from agents.training.self_play import Games, keep, read, self_play
 
 ROOT = Path(__file__).resolve().parents[2]
 PUSS = "patience_gym/PussInTheCorner-v0"
@@ -127,15 +127,26 @@ def test_bad_configs_and_runs_are_refused_in_one_line_before_any_game(tmp_path: 
     (made / "config.yaml").write_text(yaml.safe_dump(TINY))
     other = write(tmp_path / "other.yaml", {PUSS: {**settings, "games": 3}})
     assert "differs from the config" in refused("--config", str(other), "--resume", str(made))
+    never = ("--config", str(config), "--run-dir", str(tmp_path / "never"))
+    assert "give it with --backend ray" in refused(*never, "--address", "auto")
+    assert "cannot be reached" in refused(*never, "--backend", "ray", "--address", "127.0.0.1:1")
+    assert not (tmp_path / "never").exists()
+
+
+def test_self_play_on_ray_keeps_the_games_played_serially(tmp_path: Path, cluster: Any) -> None:
+    config = load_exit_config(write(tmp_path / "c.yaml", {PUSS: {**TINY[PUSS], "games": 3}}))
+    save_network(new_network(config, 0), tmp_path / "net.zip", config)
+    shards = shards_of(config, tmp_path / "net.zip", 0, 0)
+    serial, _ = self_play(shards, tmp_path / "serial")
+    on_ray, played = self_play(shards, tmp_path / "ray", "ray", 2)
+    assert played == 3 and len(list((tmp_path / "ray").glob("selfplay_*.npz"))) == 3
+    for name in ("obs", "masks", "policies", "values", "scores"):
+        assert np.array_equal(getattr(serial, name), getattr(on_ray, name)), name
 
 
 def test_a_kept_shard_of_another_network_is_named_not_counted(tmp_path: Path) -> None:
-    from agents.training.self_play import Games, keep, self_play
-
     config = load_exit_config(write(tmp_path / "c.yaml", TINY))
     run_dir = tmp_path / "run"
-    from agents.training.expert_iteration import new_network, save_network
-
     save_network(new_network(config, 0), network_path(run_dir, 0), config)
     (shard,) = shards_of(config, network_path(run_dir, 0), 0, 0)[:1]
     folder = run_dir / "selfplay" / "gen_000"
