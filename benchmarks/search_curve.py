@@ -1,0 +1,135 @@
+"""Strength against time per move: the learned search at several budgets, the planner at several, the network
+alone and the greedy, every agent on the same deals, paired with the planner at its default budget.
+
+    python -m benchmarks.search_curve --game puss --model runs/puss_search/model.zip \\
+        [--episodes 200] [--seed 100000] [--seconds 0.01 0.05 0.2] [--jobs 1]
+
+Both searches get the same time a move: ``search:MODEL,seconds=S`` and ``planner:max_seconds=S`` for each
+``S`` of ``--seconds``; the planner also plays at its own default budget, the one the results table shows.
+Time a move is each agent's own play time (every process one core, one torch thread) over its moves. Deals
+from seed 100,000 on are fresh: no run, report or selection set used them. Writes
+``benchmarks/results/search_curve_<game>.json``, ``.md`` and ``.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.evaluation.episodes import Summary
+from agents.evaluation.intervals import paired_ci95
+from benchmarks import RESULTS, write_results
+from benchmarks.published import GAMES
+
+
+def agent_specs(model: str, seconds: Sequence[float]) -> list[tuple[str, str, float | None]]:
+    """(kind, spec, budget) of every agent the curve plays; budget None where the agent has none to give."""
+    specs: list[tuple[str, str, float | None]] = [("greedy", "greedy", None), ("network alone", f"ppo:{model}", None)]
+    specs.append(("planner", "planner", None))
+    for s in seconds:
+        specs.append(("planner", f"planner:max_seconds={s:g}", s))
+        specs.append(("learned search", f"search:{model},seconds={s:g}", s))
+    return specs
+
+
+def seconds_a_move(summary: Summary) -> float:
+    """The agent's own play time over its moves."""
+    moves = summary.mean_moves * summary.episodes
+    return summary.seconds / moves if moves else math.nan
+
+
+def rows_of(specs: list[tuple[str, str, float | None]], results: list[Summary]) -> list[dict[str, Any]]:
+    """One row per agent: its score, wins and time a move, and the paired difference from the default planner."""
+    planner = next(r for (kind, _, budget), r in zip(specs, results, strict=True) if kind == "planner" and not budget)
+    rows = []
+    for (kind, spec, budget), r in zip(specs, results, strict=True):
+        diff, half = paired_ci95(r.scores, planner.scores)
+        rows.append({"kind": kind, "spec": spec, "budget_seconds": budget, "mean_score": r.mean_score,
+                     "score_ci95": r.score_ci95, "win_rate": r.win_rate, "win_ci95": list(r.win_ci95),
+                     "seconds_a_move": seconds_a_move(r), "minus_planner": diff,
+                     "minus_planner_ci95": half})  # fmt: skip
+    return rows
+
+
+def table(game: str, env_id: str, episodes: int, seed: int, rows: list[dict[str, Any]]) -> str:
+    lines = [
+        f"# {env_id}: strength against time a move",
+        "",
+        f"Every agent on the same {episodes:,} deals (seeds {seed:,}..{seed + episodes - 1:,}), one core each; "
+        "paired differences from the planner at its default budget, 95% intervals.",
+        "",
+        "| agent | time a move | mean score ± 95% CI | won | minus the planner, paired |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lo, hi = row["win_ci95"]
+        lines.append(
+            f"| `{row['spec']}` | {row['seconds_a_move'] * 1000:.1f} ms | {row['mean_score']:.2f} ± "
+            f"{row['score_ci95']:.2f} | {row['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] | "
+            f"{row['minus_planner']:+.2f} ± {row['minus_planner_ci95']:.2f} |"
+        )
+    lines += ["", f"![strength against time a move](search_curve_{game}.png)", ""]
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict[str, Any]], env_id: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for kind, style in (("learned search", "o-"), ("planner", "s--"), ("network alone", "^"), ("greedy", "v")):
+        mine = sorted((r for r in rows if r["kind"] == kind), key=lambda r: r["seconds_a_move"])
+        x = [r["seconds_a_move"] for r in mine]
+        y = [r["mean_score"] for r in mine]
+        ax.errorbar(x, y, yerr=[r["score_ci95"] for r in mine], fmt=style, label=kind, capsize=3)
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds a move (one core)")
+    ax.set_ylabel("mean score")
+    ax.set_title(env_id)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import gymnasium as gym
+
+    from agents.evaluation.evaluate import evaluate
+    from agents.registry import make_agent
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=sorted(GAMES), required=True)
+    parser.add_argument("--model", required=True, help="the learned search's network (an expert-iteration model)")
+    parser.add_argument("--episodes", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=100_000)
+    parser.add_argument("--seconds", type=float, nargs="+", default=[0.01, 0.05, 0.2])
+    parser.add_argument("--jobs", type=int, default=1, help="processes, each one core")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.episodes < 2 or args.jobs < 1 or min(args.seconds) <= 0:
+        parser.error("--episodes must be at least 2, --jobs at least 1 and every --seconds positive")
+    env_id = GAMES[args.game].env_id
+    env_kwargs: dict[str, Any] = {"obs_encoding": "rules_moves"}
+    specs = agent_specs(args.model, args.seconds)
+    game_name = gym.make(env_id, **env_kwargs).unwrapped.game.name  # type: ignore[attr-defined]
+    for _, spec, _ in specs:  # a model of another game, encoding or rules is refused before any deal
+        try:
+            make_agent(spec, game_name, seed=args.seed, env_id=env_id, env_kwargs=env_kwargs)
+        except (ValueError, OSError) as exc:
+            parser.error(str(exc))
+    results = evaluate(env_id, [s for _, s, _ in specs], args.episodes, args.seed, env_kwargs, args.jobs)
+    rows = rows_of(specs, results)
+    name = f"search_curve_{args.game}"
+    data = {"env": env_id, "model": args.model, "episodes": args.episodes, "seed": args.seed, "rows": rows}
+    write_results(name, data, table(args.game, env_id, args.episodes, args.seed, rows), args.out)
+    plot(rows, env_id, args.out / f"{name}.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""``benchmarks.search_curve``: every agent on the same deals with its time a move, paired with the planner, and a
+network of another game refused before any deal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import search_curve
+from tests.agents.test_search import network
+
+
+def test_the_curve_plays_every_budget_on_the_same_deals(tmp_path: Path) -> None:
+    model = network(tmp_path)
+    search_curve.main(["--game", "puss", "--model", str(model), "--episodes", "2", "--seconds", "0.002",
+                       "--out", str(tmp_path)])  # fmt: skip
+    data = json.loads((tmp_path / "search_curve_puss.json").read_text())
+    kinds = [(row["kind"], row["budget_seconds"]) for row in data["rows"]]
+    assert kinds == [("greedy", None), ("network alone", None), ("planner", None), ("planner", 0.002),
+                     ("learned search", 0.002)]  # fmt: skip
+    assert all(row["seconds_a_move"] > 0 for row in data["rows"])
+    default = data["rows"][2]
+    assert default["minus_planner"] == 0 and default["minus_planner_ci95"] == 0
+    assert (tmp_path / "search_curve_puss.png").stat().st_size > 0
+    assert "minus the planner" in (tmp_path / "search_curve_puss.md").read_text()
+
+
+def test_a_network_of_another_game_is_refused_before_any_deal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    golf = network(tmp_path, "patience_gym/Golf-v0")
+    with pytest.raises(SystemExit):
+        search_curve.main(["--game", "puss", "--model", str(golf), "--out", str(tmp_path)])
+    assert "Golf" in capsys.readouterr().err
+    assert not list(tmp_path.glob("search_curve_*"))
