@@ -1,8 +1,9 @@
-"""A sweep's report: every seed's final model against the greedy (and the planner) on the same report deals.
+"""A sweep's report: every seed's model against the greedy (and the planner) on the same report deals.
 
     python -m agents.training.sweep_report runs/sweeps/Golf-v0-... [--planner-from benchmarks/results/planners.json]
 
-Each finished trial's report (its ``results.json``) played its final model and the greedy on the config's
+Each finished trial's report (its ``results.json``) played its model (the final one, or the best held-out
+checkpoint where the config's ``report.model`` is ``best``) and the greedy on the config's
 report deals (the same for every seed); the sweep's report reads them, checks they are the same deals, and
 gives, per seed, PPO's paired difference from the greedy with its interval, and across seeds the mean and
 the IQM with stratified-bootstrap 95% intervals, the probability of improvement over the greedy with its
@@ -145,6 +146,13 @@ def _interval(pair: Any, digits: int = 2) -> str:
     return "—" if lo != lo else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
+def played_model(payload: dict[str, Any]) -> str:
+    """Which of a seed's models its report played: the final one, or the config's ``report.model: best``."""
+    if payload.get("settings", {}).get("report", {}).get("model") == "best":
+        return "best model (the checkpoint its held-out evaluations scored best: the config's `report.model: best`)"
+    return "final model"
+
+
 def report_markdown(payload: dict[str, Any]) -> str:
     """The report's Markdown: per seed, across seeds, and the planner."""
     lower = payload["lower_score_is_better"]
@@ -152,7 +160,7 @@ def report_markdown(payload: dict[str, Any]) -> str:
     lines = [
         f"# {payload['env']}: the recipe across training seeds",
         "",
-        f"Every seed's final model and the greedy played the same {n:,} report deals (seeds {first}.."
+        f"Every seed's {played_model(payload)} and the greedy played the same {n:,} report deals (seeds {first}.."
         f"{first + n - 1}); {'lower is better' if lower else 'higher is better'}. Intervals are 95%: paired by "
         "deal per seed; across seeds, stratified bootstrap over the seeds (percentile, 10,000 resamples), the "
         "deals fixed. The greedy scored "

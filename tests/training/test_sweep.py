@@ -208,3 +208,11 @@ def test_an_interrupted_sweep_goes_on_where_it_stopped(tmp_path: Path) -> None:
     assert json.loads((where / "report.json").read_text())["configs"][0]["across_seeds"]["seeds"] == 2
     assert not wait_until_gone(ray_temp_dir)
     shutil.rmtree(ray_temp_dir, ignore_errors=True)
+
+
+def test_the_report_names_the_model_each_seed_played() -> None:
+    from agents.training.sweep_report import played_model
+
+    assert played_model({"settings": {"report": {"model": "best"}}}).startswith("best model (the checkpoint")
+    assert played_model({"settings": {"report": {"model": "final"}}}) == "final model"
+    assert played_model({}) == "final model"
