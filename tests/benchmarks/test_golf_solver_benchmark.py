@@ -166,9 +166,14 @@ def test_a_state_dir_in_use_is_refused_and_a_killed_runs_lock_taken_over(
     )
 
 
-def test_solver_cli_rejects_bad_sharding_options(tmp_path: Path, run_benchmark: RunBenchmark) -> None:
+def test_solver_cli_rejects_bad_sharding_options(
+    tmp_path: Path, run_benchmark: RunBenchmark, assert_refused: AssertRefused
+) -> None:
     small = ["--deals", "2", "--rounds", "0", "--out", str(tmp_path / "out")]  # were an option let through
-    for argv, message in [
+    done = run_benchmark("benchmarks.golf_solver", *small, "--shard-size", "0")  # the command line itself
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--shard-size must be at least 1" in done.stderr
+    cases = [
         (["--shard-size", "0"], "--shard-size must be at least 1"),
         (["--address", "auto"], "--address needs --backend ray"),
         (["--deals", "0"], "--deals must be at least 1"),
@@ -177,10 +182,8 @@ def test_solver_cli_rejects_bad_sharding_options(tmp_path: Path, run_benchmark: 
         (["--workers", "2"], "--workers needs --backend process or ray"),
         (["--rounds", "-1"], "--rounds must be at least 0, got -1"),
         (["--out", __file__], f"--out {__file__} is a file; give a folder"),
-    ]:
-        done = run_benchmark("benchmarks.golf_solver", *small, *argv)
-        assert done.returncode == 2 and "Traceback" not in done.stderr
-        assert message in done.stderr
+    ]
+    assert_refused(bench.main, [([*small, *argv], message) for argv, message in cases])
     assert not (tmp_path / "out").exists()
 
 
@@ -212,8 +215,8 @@ def test_ray_starts_a_local_cluster_of_the_workers_asked_and_stops_it(ray_module
 
 def test_ray_results_come_back_in_shard_order_whatever_finishes_first(cluster: Any) -> None:
     # the first shard is the longest, so it finishes last
-    shards = [bench.Shard("book", 3, 0, 12, None, True)] + [
-        bench.Shard("book", 3, start, 1, None, True) for start in range(12, 17)
+    shards = [bench.Shard("book", 3, 0, 6, None, True)] + [
+        bench.Shard("book", 3, start, 1, None, True) for start in range(6, 11)
     ]
     seen: list[int] = []
     out = run_sharded(bench.solve_shard, shards, backend="ray", on_result=lambda i, r: seen.append(i))
