@@ -281,7 +281,8 @@ def _plot_learning_curve(run_dir: Path, lower: bool) -> bool:
         ax2.legend(loc="lower right")
     ax.set_xlabel("env steps")
     ax.set_ylabel("score (" + ("lower" if lower else "higher") + " is better)")
-    ax.legend(loc="upper left")
+    if len(scores):  # no training episode finished in a short run: only the held-out curve has a label
+        ax.legend(loc="upper left")
     ax.set_title(f"Learning curve: {run_dir.name}")
     fig.tight_layout()
     fig.savefig(run_dir / "learning_curve.png", dpi=100)
