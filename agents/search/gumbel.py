@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.search.exact import exact_line, exact_value
-from agents.search.network import PolicyValue, value_of
+from agents.search.network import PolicyValue
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,8 +248,3 @@ class GumbelSearch:
         policy = np.zeros(len(log_prior))
         policy[legal] = weights / weights.sum()
         return policy
-
-
-def final_value(game: Any, state: Any) -> float:
-    """A finished game's value (:func:`agents.search.network.value_of` of its score)."""
-    return value_of(game.name, game.score(state))
