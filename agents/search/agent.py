@@ -1,5 +1,6 @@
-"""The learned search as an agent: ``search:PATH`` (options ``sims=16``, or ``seconds=0.05`` a move, and
-``considered=16``), in ``evaluate``, ``watch`` and ``play --hint-agent``.
+"""The learned search as an agent: ``search:PATH`` (options ``sims=16``, or ``seconds=0.05`` a move,
+``considered=16``, and ``root=halving`` or ``root=flat``: determinized Monte Carlo over every move, the baseline
+the halving was chosen against), in ``evaluate``, ``watch`` and ``play --hint-agent``.
 
 PATH is a network saved by expert iteration (or any MaskablePPO model on the env's rules-only encoding that
 carries its spec): it is refused by name unless it was trained on the env it is asked to play, with the same
@@ -22,7 +23,9 @@ from patience_gym.env import PatienceEnv
 from patience_gym.features import make_observer
 
 #: The options of ``search:PATH,...`` and their defaults.
-OPTIONS = {"sims": 16, "seconds": None, "considered": 16}
+OPTIONS: dict[str, Any] = {"sims": 16, "seconds": None, "considered": 16, "root": "halving"}
+#: The root searches ``root=`` names.
+ROOTS = ("halving", "flat")
 
 
 class SearchAgent(Agent):
@@ -39,13 +42,16 @@ class SearchAgent(Agent):
         sims: int = 16,
         seconds: float | None = None,
         considered: int = 16,
+        root: str = "halving",
     ) -> None:
         check_budget(sims, seconds, considered)
+        if root not in ROOTS:
+            raise ValueError(f"the search's root must be one of {', '.join(ROOTS)}, got {root!r}")
         self.net = PolicyValue.load(path, env_id, env_kwargs)
         env = gym.make(env_id, **dict(env_kwargs or {}))
         game = env.unwrapped.game  # type: ignore[attr-defined]
         observer = make_observer(game, env.unwrapped.obs_encoding)  # type: ignore[attr-defined]
-        config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered))
+        config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered), root=root)
         self.search = GumbelSearch(game, observer.observe, self.net, config)
         self.rng = np.random.default_rng(0)
 
@@ -77,6 +83,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         name, eq, text = item.partition("=")
         if not eq or name not in OPTIONS:
             raise ValueError(f"agent {spec!r}: unknown search option {item!r}; the search takes {', '.join(OPTIONS)}")
+        if name == "root":
+            if text not in ROOTS:
+                raise ValueError(f"agent {spec!r}: root must be one of {', '.join(ROOTS)}, got {text!r}")
+            options[name] = text
+            continue
         try:
             options[name] = None if text.lower() == "none" else float(text)
         except ValueError:
@@ -85,4 +96,5 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if merged["seconds"] is not None and "sims" in options:
         raise ValueError(f"agent {spec!r}: give the budget in sims or in seconds, not both")
     check_budget(merged["sims"], merged["seconds"], merged["considered"])
-    return path, {"sims": int(merged["sims"]), "seconds": merged["seconds"], "considered": int(merged["considered"])}
+    budget = {"sims": int(merged["sims"]), "seconds": merged["seconds"], "considered": int(merged["considered"])}
+    return path, {**budget, "root": merged["root"]}

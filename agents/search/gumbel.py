@@ -40,6 +40,10 @@ class SearchConfig:
     seconds: float | None = None
     #: Candidate moves Gumbel's top-k keeps at the root.
     considered: int = 16
+    #: "halving": Gumbel's top-k and sequential halving; "flat": determinized Monte Carlo (PIMC) at the root,
+    #: the budget spread evenly over every legal move and the best mean value played (the prior unused there),
+    #: the baseline the halving is measured against.
+    root: str = "halving"
     #: Positions the solver may search for the exact line from a position where nothing is hidden; a position
     #: it cannot prove within them is played by the search, and the line is not sought again in that game.
     exact_nodes: int = 50_000
@@ -118,12 +122,13 @@ class GumbelSearch:
         start = time.perf_counter()
         sims = self.budget()
         noise = rng.gumbel(size=len(mask)) if gumbel else np.zeros(len(mask))
-        m = min(self.config.considered, len(legal), sims)
+        flat = self.config.root == "flat"
+        m = len(legal) if flat else min(self.config.considered, len(legal), sims)
         candidates = legal[np.argsort(-(noise + log_prior)[legal], kind="stable")[:m]]
         totals: dict[int, float] = {}
         visits: dict[int, int] = {}
         leaves = 0
-        phases = max(1, math.ceil(math.log2(m)))
+        phases = 1 if flat else max(1, math.ceil(math.log2(m)))
         remaining = [int(a) for a in candidates]
         for phase in range(phases):
             each = max(1, sims // (phases * len(remaining)))
@@ -135,7 +140,7 @@ class GumbelSearch:
             if phase < phases - 1:
                 remaining = self._better_half(remaining, noise, log_prior, totals, visits)
         q = {a: totals[a] / visits[a] for a in visits}
-        score = self._scores(remaining, noise, log_prior, q, visits)
+        score = np.array([q[a] for a in remaining]) if flat else self._scores(remaining, noise, log_prior, q, visits)
         action = int(remaining[int(np.argmax(score))])
         policy = self.improved_policy(legal, log_prior, root_value, q, visits)
         if leaves:

@@ -85,6 +85,17 @@ def test_the_improved_policy_is_a_distribution_over_the_legal_moves(puss_net: Pa
         assert mask[result.action] and result.leaves <= 8 and set(result.q) <= set(np.flatnonzero(mask))
 
 
+def test_the_flat_root_values_every_legal_move_alike_and_plays_the_best_mean(puss_net: Path) -> None:
+    """``root=flat`` (determinized Monte Carlo, the baseline the halving is measured against)."""
+    agent = make_agent(f"search:{puss_net},sims=24,root=flat", "puss_in_the_corner", env_id=PUSS, env_kwargs=RULES)
+    search = agent.search  # type: ignore[attr-defined]
+    for state in first_pass_positions(search.game, 2, 4):
+        result = search.run(state, np.random.default_rng(0), gumbel=False)
+        legal = set(np.flatnonzero(search.game.legal_mask(state)))
+        assert set(result.visits) == legal and len(set(result.visits.values())) == 1
+        assert result.q[result.action] == max(result.q.values())
+
+
 def test_the_search_plays_whole_games_the_same_under_a_seed(puss_net: Path) -> None:
     spec = f"search:{puss_net},sims=4"
     first, second = (evaluate(PUSS, [spec], 2, 7, RULES)[0] for _ in range(2))
@@ -117,6 +128,7 @@ def test_bad_search_options_and_networks_of_another_game_are_refused_by_name(pus
         (f"search:{puss_net},depth=3", "unknown search option 'depth=3'"),
         (f"search:{puss_net},sims=4,seconds=1", "in sims or in seconds, not both"),
         (f"search:{puss_net},sims=lots", "must be a number"),
+        (f"search:{puss_net},root=deep", "root must be one of halving, flat"),
         ("search:", "needs its network's path first"),
     ]:
         with pytest.raises(ValueError, match=message):

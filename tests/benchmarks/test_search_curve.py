@@ -15,11 +15,12 @@ from tests.agents.test_search import network
 def test_the_curve_plays_every_budget_on_the_same_deals(tmp_path: Path) -> None:
     model = network(tmp_path)
     search_curve.main(["--game", "puss", "--model", str(model), "--episodes", "2", "--seconds", "0.002",
-                       "--out", str(tmp_path)])  # fmt: skip
+                       "--flat", "--out", str(tmp_path)])  # fmt: skip
     data = json.loads((tmp_path / "search_curve_puss.json").read_text())
     kinds = [(row["kind"], row["budget_seconds"]) for row in data["rows"]]
     assert kinds == [("greedy", None), ("network alone", None), ("planner", None), ("planner", 0.002),
-                     ("learned search", 0.002)]  # fmt: skip
+                     ("learned search", 0.002), ("flat Monte Carlo", 0.002)]  # fmt: skip
+    assert data["rows"][-1]["spec"].endswith("root=flat")
     assert all(row["seconds_a_move"] > 0 for row in data["rows"])
     default = data["rows"][2]
     assert default["minus_planner"] == 0 and default["minus_planner_ci95"] == 0
