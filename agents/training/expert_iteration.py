@@ -322,16 +322,20 @@ def write_report(config: ExItConfig, run_dir: Path) -> str:
 
     lower = bool(gym.make(config.env_id).unwrapped.game.lower_score_is_better)  # type: ignore[attr-defined]
     table = format_table(config.env_id, results, lower)
+    training = json.loads((run_dir / "training.json").read_text())
     payload = {
         "env": config.env_id,
         "env_kwargs": config.env_kwargs,
+        "model": labels[0],  # the run's own model in "scores", as a sweep's report reads it
+        "timesteps": sum(g["decisions"] for g in training["generations"]),  # the decisions it learned from
+        "train_seconds": sum(g["seconds"] for g in training["generations"]),
         "episodes": config.report.episodes,
         "seed": config.report.seed,
         "lower_score_is_better": lower,
         "results": [r.row() for r in results],
         "paired": paired_with_greedy(results, lower),
         "scores": {r.agent: r.scores for r in results},
-        "training": json.loads((run_dir / "training.json").read_text()),
+        "training": training,
     }
     (run_dir / "results.json").write_text(json.dumps(payload, indent=2))
     text = "\n".join(
@@ -354,6 +358,20 @@ def write_report(config: ExItConfig, run_dir: Path) -> str:
     )
     (run_dir / "report.md").write_text(text + "\n")
     return text
+
+
+def train_trial(config_path: Path, run_dir: Path, seed: int, cpus: int) -> None:
+    """One trial of a seed sweep (:mod:`agents.training.sweep`): the config's run at ``seed`` in ``run_dir``, its
+    self-play and report kept to ``cpus`` processes; a trial restarted after a kill goes on where it stopped."""
+    from agents.training.run_directory import hold_run
+
+    config = load_exit_config(config_path)
+    config = dataclasses.replace(config, jobs=cpus, report=dataclasses.replace(config.report, jobs=cpus))
+    with hold_run(run_dir):
+        if not (run_dir / "config.yaml").is_file():
+            shutil.copyfile(config_path, run_dir / "config.yaml")
+        train(config, run_dir, seed, progress_bar=False)
+        write_report(config, run_dir)
 
 
 def paired_with_greedy(results: list[Any], lower: bool) -> list[dict[str, Any]]:

@@ -5,9 +5,11 @@
     python train.py --config configs/golf.yaml --seeds 2 --search grid.yaml  # every grid point at both seeds
     python train.py --config configs/golf.yaml --seeds 5 --address ray://head:10001   # on a cluster
     python train.py --resume-sweep runs/sweeps/puss                          # go on after a stop
+    python train.py --config configs/puss_search.yaml --seeds 3             # expert iteration at 3 seeds
 
 Each trial is the usual training run (:mod:`agents.training.experiment`): its own run directory under
-``<sweep>/trials/<name>/`` with its atomic checkpoints, TensorBoard log and report, and its lock. A trial
+``<sweep>/trials/<name>/`` with its atomic checkpoints, TensorBoard log and report, and its lock (an
+expert-iteration config's trial is its run: :func:`agents.training.expert_iteration.train_trial`). A trial
 keeps to its own cores: Ray gives it ``--cpus-per-trial`` CPUs (default 1), and torch, numba and OpenMP are
 told to use that many threads, so ``--trials-at-once`` trials (default: the cluster's CPUs per trial) never
 fight. Tune's fault tolerance (``FailureConfig``, ``--max-failures``) restarts a trial that fails (its worker
@@ -148,6 +150,12 @@ def new_sweep(args: argparse.Namespace, rest: list[str]) -> tuple[Sweep, Path]:
     from agents.training.experiment import config_source, parse_args
 
     seeds = seeds_of(args)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    exit_config = expert_iteration_config(args, rest, seeds)
+    if exit_config is not None:
+        settings = dataclasses.asdict(exit_config)
+        name = exit_config.env_id.split("/")[-1]
+        return Sweep(exit_config.env_id, settings, seeds, None), args.sweep_dir or Path(f"runs/sweeps/{name}-{stamp}")
     train_args = parse_args(rest)
     path, env_id = config_source(train_args.config, train_args.env_id, None)
     config = load_config(path, env_id, train_args.overrides)
@@ -162,8 +170,31 @@ def new_sweep(args: argparse.Namespace, rest: list[str]) -> tuple[Sweep, Path]:
     elif isinstance(space, OptunaSpace):
         search = {"optuna": {"samples": space.samples, "ranges": {k: list(v) for k, v in space.ranges.items()}}}
     sweep = Sweep(config.env_id, config_data(config), seeds, search)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
     return sweep, args.sweep_dir or Path(f"runs/sweeps/{config.env_id.split('/')[-1]}-{stamp}")
+
+
+def expert_iteration_config(args: argparse.Namespace, rest: list[str], seeds: tuple[int, ...]) -> Any:
+    """The expert-iteration config a sweep is asked to train (None: a PPO config); a ConfigError for what such
+    a sweep cannot take: config flags, a search space, a training seed past expert iteration's 0..99."""
+    from agents.training import expert_iteration
+
+    given = [a for a in rest if a != "--config" and not a.startswith("--config=")]
+    path = next((Path(a.split("=", 1)[1]) for a in rest if a.startswith("--config=")), None)
+    if "--config" in rest and rest.index("--config") + 1 < len(rest):
+        path = Path(rest[rest.index("--config") + 1])
+        given.remove(str(path))
+    if path is None or not expert_iteration.is_expert_iteration(path):
+        return None
+    if given:
+        raise ConfigError(f"an expert-iteration sweep takes its settings from {path} alone, not {' '.join(given)}")
+    if args.search is not None:
+        raise ConfigError("--search: a search space over an expert-iteration config is not supported; sweep seeds")
+    late = [s for s in seeds if s >= 100]
+    if late:
+        raise ConfigError(f"seed {late[0]}: expert iteration's training seeds are 0..99 (its deals 10,000,000 apart)")
+    config = expert_iteration.load_exit_config(path)
+    expert_iteration.new_network(config, seeds[0])  # the network builds before any folder is made
+    return config
 
 
 def read_sweep(sweep_dir: Path) -> Sweep:
@@ -289,7 +320,11 @@ def run_trial(params: dict[str, Any]) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "trial.json").write_text(json.dumps(trial, indent=2, default=str))
     finished = run_dir / "results.json"
-    if not finished.is_file():  # a trial restarted after its report was written has nothing left to do
+    if not finished.is_file() and params.get("algorithm") == "expert_iteration":
+        from agents.training.expert_iteration import train_trial
+
+        train_trial(sweep_dir / "config.yaml", run_dir, int(trial["seed"]), cpus)
+    elif not finished.is_file():  # a trial restarted after its report was written has nothing left to do
         from agents.training.callbacks import ProgressReport
         from agents.training.experiment import train
 
@@ -299,10 +334,13 @@ def run_trial(params: dict[str, Any]) -> None:
 
 
 def trial_result(run_dir: Path) -> dict[str, Any]:
-    """A finished trial's figures for Tune: PPO's and greedy's mean on the report deals, and their difference;
-    the held-out evaluation's last mean return (``eval_return``, what an Optuna search maximises)."""
+    """A finished trial's figures for Tune: its model's (PPO's, or expert iteration's network alone) and greedy's
+    mean on the report deals, and their difference; the held-out evaluation's last mean return (``eval_return``,
+    what an Optuna search maximises)."""
+    from agents.training.sweep_report import model_label
+
     data = json.loads((run_dir / "results.json").read_text())
-    ppo, greedy = data["scores"]["ppo"], data["scores"].get("greedy")
+    ppo, greedy = data["scores"][model_label(data)], data["scores"].get("greedy")
     found = {"ppo_mean": sum(ppo) / len(ppo), "timesteps": data["timesteps"], "done": True}
     if greedy:
         found["ppo_minus_greedy"] = found["ppo_mean"] - sum(greedy) / len(greedy)
@@ -323,7 +361,8 @@ def param_space(sweep: Sweep, sweep_dir: Path, cpus: int, teacher: str | None) -
     """Tune's param_space: a grid over the trials, or Optuna's ranges at the first seed."""
     from ray import tune
 
-    common = {"sweep_dir": str(sweep_dir.resolve()), "env_id": sweep.env_id, "cpus": cpus, "teacher": teacher}
+    common = {"sweep_dir": str(sweep_dir.resolve()), "env_id": sweep.env_id, "cpus": cpus, "teacher": teacher,
+              "algorithm": sweep.settings.get("algorithm", "ppo")}  # fmt: skip
     space = sweep.space()
     if isinstance(space, OptunaSpace):
         return {**common, "seed": sweep.seeds[0], "set": space.tune_space()}

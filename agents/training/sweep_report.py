@@ -78,13 +78,18 @@ def read_planner(path: Path, env_id: str, seed: int, episodes: int, label: str =
     return {"source": str(path), "deals": n, "scores": [float(s) for s in scores[:n]]}
 
 
+def model_label(results: dict[str, Any]) -> str:
+    """The key of a trial's own model in its report's scores: ``ppo``, or expert iteration's ``network alone``."""
+    return str(results.get("model", "ppo"))
+
+
 def summarise(trials: list[dict[str, Any]], deals: dict[str, Any], planner: dict[str, Any] | None) -> dict[str, Any]:
     """The report's figures for the trials of one config: per seed, across seeds, the planner."""
     lower = deals["lower_score_is_better"]
     greedy = deals["greedy"]
     ordered = sorted(trials, key=lambda t: t["seed"])
     seeds = [t["seed"] for t in ordered]
-    scores = [t["results"]["scores"]["ppo"] for t in ordered]
+    scores = [t["results"]["scores"][model_label(t["results"])] for t in ordered]
     rows = seed_rows(seeds, scores, greedy, lower)
     summary: dict[str, Any] = {
         "overrides": ordered[0].get("overrides", {}),
@@ -98,9 +103,9 @@ def summarise(trials: list[dict[str, Any]], deals: dict[str, Any], planner: dict
                 "past_greedy": r.past,
                 "timesteps": t["results"]["timesteps"],
                 "train_seconds": t["results"]["train_seconds"],
-                "scores": t["results"]["scores"]["ppo"],
+                "scores": score,
             }
-            for r, t in zip(rows, ordered, strict=True)
+            for r, t, score in zip(rows, ordered, scores, strict=True)
         ],
         "across_seeds": aggregate(scores, greedy, lower),
         "past_greedy": sum(r.past for r in rows),
@@ -147,8 +152,12 @@ def _interval(pair: Any, digits: int = 2) -> str:
 
 
 def played_model(payload: dict[str, Any]) -> str:
-    """Which of a seed's models its report played: the final one, or the config's ``report.model: best``."""
-    if payload.get("settings", {}).get("report", {}).get("model") == "best":
+    """Which of a seed's models its report played: the final one, the config's ``report.model: best``, or
+    expert iteration's last network alone."""
+    settings = payload.get("settings") or {}
+    if settings.get("algorithm") == "expert_iteration":
+        return "last network alone (expert iteration's, one forward pass a move, no search)"
+    if settings.get("report", {}).get("model") == "best":
         return "best model (the checkpoint its held-out evaluations scored best: the config's `report.model: best`)"
     return "final model"
 
@@ -215,7 +224,8 @@ def plot_profile(payload: dict[str, Any], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for config in payload["configs"]:
         mean, low, high = seed_profiles([s["scores"] for s in config["seeds"]], taus, lower)
-        label = f"PPO, {len(config['seeds'])} seeds" + (f" ({config['overrides']})" if config["overrides"] else "")
+        kind = "network alone" if (payload.get("settings") or {}).get("algorithm") == "expert_iteration" else "PPO"
+        label = f"{kind}, {len(config['seeds'])} seeds" + (f" ({config['overrides']})" if config["overrides"] else "")
         ax.plot(taus, mean, label=label)
         ax.fill_between(taus, low, high, alpha=0.25)
     ax.plot(taus, profile(payload["greedy"]["scores"], taus, lower), "k--", label="greedy")

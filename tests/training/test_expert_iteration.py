@@ -158,3 +158,41 @@ def test_a_kept_shard_of_another_network_is_named_not_counted(tmp_path: Path) ->
     with pytest.raises(ValueError, match="holds other games"):
         self_play(shards_of(config, network_path(run_dir, 0), 0, 0), folder)
     assert os.path.exists(folder / shard.filename)
+
+
+def test_a_seed_sweep_trains_each_seed_and_reports_the_network_alone_across_seeds(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``train.py --config EXIT.yaml --seeds N``: each trial is an expert-iteration run (here run in process,
+    Tune's report caught) and the sweep's report aggregates the network alone against the greedy; what such a
+    sweep cannot take is refused in one line before any game."""
+    from ray import tune
+
+    from agents.training import sweep
+    from agents.training.sweep_report import write_sweep_report
+
+    config = write(tmp_path / "c.yaml", {PUSS: {**TINY[PUSS], "generations": 1}})
+    where = tmp_path / "sweep"
+    for argv, message in [
+        (["--seed-list", "3", "100"], "training seeds are 0..99"),
+        (["--seeds", "2", "--total-timesteps", "5"], "takes its settings from"),
+    ]:
+        assert cli.main(["--config", str(config), "--sweep-dir", str(where), *argv]) == 2
+        assert message in capsys.readouterr().err
+    assert not where.exists()
+    args, rest = sweep.parse(["--config", str(config), "--seeds", "2", "--sweep-dir", str(where)])
+    plan, _ = sweep.new_sweep(args, rest)
+    assert plan.settings["algorithm"] == "expert_iteration" and plan.seeds == (0, 1)
+    assert sweep.prepare(plan, where)
+    reported: list[dict[str, Any]] = []
+    monkeypatch.setattr(tune, "report", reported.append)
+    common = sweep.param_space(plan, where, 1, None)
+    for trial in plan.trials():
+        sweep.run_trial({k: v for k, v in common.items() if k != "trial"} | {"trial": vars(trial)})
+    assert [r["done"] for r in reported] == [True, True] and all("ppo_minus_greedy" in r for r in reported)
+    seeds = [json.loads((where / "trials" / f"seed{s}" / "training.json").read_text())["seed"] for s in (0, 1)]
+    assert seeds == [0, 1]
+    text = write_sweep_report(where)
+    (row,) = json.loads((where / "report.json").read_text())["configs"]
+    assert [s["seed"] for s in row["seeds"]] == [0, 1] and all(len(s["scores"]) == 2 for s in row["seeds"])
+    assert "last network alone" in text and (where / "profile.png").is_file()
