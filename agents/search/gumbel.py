@@ -198,9 +198,11 @@ class GumbelSearch:
         return [(a, float(v)) for a, v in results if v is not None]
 
     def leaf_exact(self, world: Any) -> float | None:
-        """A leaf's exact value where nothing is hidden (kept for the game: the same open position recurs)."""
+        """A leaf's exact value where nothing is hidden (kept for the game: the same open position recurs); none
+        sought once this game's open position could not be proven (the positions after it are as hard, and a
+        failed search costs its whole budget at every leaf): the network values them."""
         game = self.game
-        if game.hidden_count(world) and not game.is_over(world):
+        if not game.is_over(world) and (game.hidden_count(world) or self._unproven):
             return None
         key = repr(sorted(game.to_dict(world).items()))
         if key not in self._leaf_cache:
