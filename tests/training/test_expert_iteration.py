@@ -186,6 +186,7 @@ def test_a_seed_sweep_trains_each_seed_and_reports_the_network_alone_across_seed
     assert sweep.prepare(plan, where)
     reported: list[dict[str, Any]] = []
     monkeypatch.setattr(tune, "report", reported.append)
+    monkeypatch.setattr(sweep, "limit_threads", lambda cpus: None)  # a Ray worker's, not this test process's
     common = sweep.param_space(plan, where, 1, None)
     for trial in plan.trials():
         sweep.run_trial({k: v for k, v in common.items() if k != "trial"} | {"trial": vars(trial)})
