@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.training import experiment, expert_iteration, sweep
+from agents.training.arguments import flag_value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -18,17 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if any(a == flag or a.startswith(f"{flag}=") for a in args for flag in sweep.SWEEP_FLAGS):
         return sweep.main(args)
-    given = _value(args, "--config") or (_value(args, "--resume") or "") + "/config.yaml"
+    given = flag_value(args, "--config") or (flag_value(args, "--resume") or "") + "/config.yaml"
     if given and expert_iteration.is_expert_iteration(Path(given)):
         return expert_iteration.main(args)
     return experiment.main(args)
-
-
-def _value(args: list[str], flag: str) -> str | None:
-    """The value given to ``flag`` (``--flag V`` or ``--flag=V``), or None."""
-    for i, arg in enumerate(args):
-        if arg == flag and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith(f"{flag}="):
-            return arg.split("=", 1)[1]
-    return None

@@ -427,6 +427,14 @@ def check_backend(args: Any) -> None:
             raise ConfigError(str(exc)) from None
 
 
+def check_seed(seed: int) -> None:
+    """A ConfigError for a training seed past 0..99: each seed's self-play deals start 10,000,000 apart."""
+    if not 0 <= seed < 100:
+        raise ConfigError(
+            f"training seed {seed}: expert iteration's training seeds are 0..99 (its deals 10,000,000 apart)"
+        )
+
+
 def plan(args: Any) -> tuple[ExItConfig, Path, int]:
     """The config, the run directory and the seed, checked before any game."""
     if args.resume is not None:
@@ -445,8 +453,7 @@ def plan(args: Any) -> tuple[ExItConfig, Path, int]:
         raise ConfigError("give --config FILE (an expert-iteration config) or --resume DIR")
     config = load_exit_config(args.config)
     seed = args.seed or 0
-    if not 0 <= seed < 100:
-        raise ConfigError(f"--seed must be 0..99 for expert iteration (its deals are 10,000,000 apart), got {seed}")
+    check_seed(seed)
     new_network(config, seed)  # the network builds (its settings checked) before any folder is made
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = args.run_dir or Path(f"runs/{config.env_id.split('/')[-1]}-search-{stamp}")

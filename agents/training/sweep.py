@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from agents.evaluation.sharding import check_ray_address
+from agents.training.arguments import flag_value, without_flag
 from agents.training.config import ConfigError, config_data, load_config
 from agents.training.run_directory import checkpoints, flat_settings, hold_run
 from agents.training.sweep_space import Grid, OptunaSpace, SearchSpace, check_space, read_space
@@ -178,20 +179,17 @@ def expert_iteration_config(args: argparse.Namespace, rest: list[str], seeds: tu
     a sweep cannot take: config flags, a search space, a training seed past expert iteration's 0..99."""
     from agents.training import expert_iteration
 
-    given = [a for a in rest if a != "--config" and not a.startswith("--config=")]
-    path = next((Path(a.split("=", 1)[1]) for a in rest if a.startswith("--config=")), None)
-    if "--config" in rest and rest.index("--config") + 1 < len(rest):
-        path = Path(rest[rest.index("--config") + 1])
-        given.remove(str(path))
+    value = flag_value(rest, "--config")
+    path = Path(value) if value is not None else None
+    given = without_flag(rest, "--config")
     if path is None or not expert_iteration.is_expert_iteration(path):
         return None
     if given:
         raise ConfigError(f"an expert-iteration sweep takes its settings from {path} alone, not {' '.join(given)}")
     if args.search is not None:
         raise ConfigError("--search: a search space over an expert-iteration config is not supported; sweep seeds")
-    late = [s for s in seeds if s >= 100]
-    if late:
-        raise ConfigError(f"seed {late[0]}: expert iteration's training seeds are 0..99 (its deals 10,000,000 apart)")
+    for seed in seeds:
+        expert_iteration.check_seed(seed)
     config = expert_iteration.load_exit_config(path)
     expert_iteration.new_network(config, seeds[0])  # the network builds before any folder is made
     return config

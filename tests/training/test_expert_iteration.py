@@ -128,6 +128,7 @@ def test_bad_configs_and_runs_are_refused_in_one_line_before_any_game(tmp_path: 
     other = write(tmp_path / "other.yaml", {PUSS: {**settings, "games": 3}})
     assert "differs from the config" in refused("--config", str(other), "--resume", str(made))
     never = ("--config", str(config), "--run-dir", str(tmp_path / "never"))
+    assert "training seeds are 0..99" in refused(*never, "--seed", "100")
     assert "give it with --backend ray" in refused(*never, "--address", "auto")
     assert "cannot be reached" in refused(*never, "--backend", "ray", "--address", "127.0.0.1:1")
     assert not (tmp_path / "never").exists()
