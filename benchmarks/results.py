@@ -16,7 +16,7 @@ Sources (nothing here plays a game):
   on deals none of them was chosen on;
 * ``benchmarks/runs/<run>/results.json``: what ``train.py`` wrote for a full run (only ``report.md`` and
   ``results.json`` of the runs behind README rows are committed): a canonical config's one run, where its
-  recipe has no sweep yet.
+  recipe has no sweep yet, and an expert-iteration run's learned search and its network alone.
 
 Writes ``benchmarks/results/summary.md`` (the README table; ``python -m benchmarks.readme`` copies it
 into README.md), ``benchmarks/results/ppo.md`` (every committed run with its paired verdict),
@@ -56,6 +56,8 @@ class Recipe:
     fresh: str  #: benchmarks/results/<fresh>_fresh_deals.json: the published models on fresh deals
     rules_config: str | None = None  #: a rules-only recipe beside the canonical one (configs/<name>.yaml)
     rules_run: str | None = None  #: benchmarks/runs/<name>: that recipe's one run, shown until it has a sweep
+    search_config: str | None = None  #: an expert-iteration config (configs/<name>.yaml): the learned search
+    search_run: str | None = None  #: benchmarks/runs/<name>: its one run (the search and its network alone)
 
 
 RECIPES = (
@@ -64,7 +66,14 @@ RECIPES = (
     Recipe("patience_gym/MissMilligan-v0", "miss_milligan", "MissMilligan-v0", "milligan"),
     Recipe("patience_gym/Giant-v0", "giant", "Giant-v0", "giant"),
     Recipe("patience_gym/MissMilliganPocket-v0", "miss_milligan_pocket", "MissMilliganPocket-v0", "pocket"),
-    Recipe("patience_gym/PussInTheCorner-v0", "puss", "PussInTheCorner-v0", "puss"),
+    Recipe(
+        "patience_gym/PussInTheCorner-v0",
+        "puss",
+        "PussInTheCorner-v0",
+        "puss",
+        search_config="puss_search",
+        search_run="PussInTheCorner-v0-search",
+    ),
 )
 
 
@@ -76,10 +85,12 @@ def load_json(path: Path) -> Any:
 
 
 def load_runs(runs: Path = RUNS) -> list[dict[str, Any]]:
-    """Every committed run report (``results.json``), named by its folder."""
+    """Every committed PPO run report (``results.json``), named by its folder."""
     out = []
     for path in sorted(runs.glob("*/results.json")):
         data = json.loads(path.read_text())
+        if not any(r["agent"] == "ppo" for r in data["results"]):
+            continue  # an expert-iteration run: its own rows (_search_lines)
         data["name"] = path.parent.name
         out.append(data)
     return out
@@ -184,6 +195,8 @@ def summary(results: Path = RESULTS, runs: Path = RUNS, sweeps: Path = SWEEPS) -
                 lines.append(_sweep_line(env, kind, config, load_json(sweep)))
             else:
                 lines.append(_run_line(env, kind, config, load_json(runs / run / "results.json")))
+        if recipe.search_config and recipe.search_run and (runs / recipe.search_run / "results.json").is_file():
+            lines += _search_lines(env, recipe.search_config, load_json(runs / recipe.search_run / "results.json"))
         fresh = load_json(results / f"{recipe.fresh}_fresh_deals.json")
         lines += [_fresh_line(env, recipe.fresh, run, fresh) for run in fresh["runs"]]
     return "\n".join(lines) + "\n"
@@ -214,6 +227,28 @@ def _sweep_line(env: str, kind: str, config: str, sweep: dict[str, Any]) -> str:
     chosen = f"--seeds {n}" if seeds == list(range(n)) else "--seed-list " + " ".join(map(str, seeds))
     command = f"`python train.py --config configs/{config}.yaml {chosen}`"
     return _line(env, agent, score, won, deals, command)
+
+
+def _search_lines(env: str, config: str, run: dict[str, Any]) -> list[str]:
+    """An expert-iteration run's learned search and its network alone, each paired with greedy on the run's
+    report deals (one training seed)."""
+    paired = {row["agent"]: row for row in run["paired"]}
+    deals = f"{run['episodes']:,} (seeds {run['seed']}..{run['seed'] + run['episodes'] - 1})"
+    command = f"`python train.py --config configs/{config}.yaml`"
+    lines = []
+    for row in run["results"]:
+        if row["agent"] == "network alone":
+            what = f"its network alone (`{config}`, one forward pass a move)"
+        elif row["agent"].startswith("search"):
+            sims = row["agent"].removeprefix("search (").removesuffix(")")
+            encoding = run["env_kwargs"].get("obs_encoding", "ids")
+            what = f"learned search, expert iteration, `{config}` (`{encoding}`, rules only, {sims} a move)"
+        else:
+            continue
+        diff = paired[row["agent"]]
+        agent = f"{what}: one training seed, {diff['mean']:+.2f} ± {diff['ci95']:.2f} against greedy, paired"
+        lines.append(_line(env, agent, _cell(row), format_share(row["win_rate"], row["win_ci95"]), deals, command))
+    return lines
 
 
 def _run_line(env: str, kind: str, config: str, run: dict[str, Any]) -> str:

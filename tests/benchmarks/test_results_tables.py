@@ -27,3 +27,28 @@ def test_results_table_is_what_the_generator_makes_from_the_committed_files():
     from benchmarks.results import summary
 
     assert (ROOT / "benchmarks" / "results" / "summary.md").read_text() == summary()
+
+
+def test_an_expert_iteration_run_gives_the_search_and_its_network_alone_rows_paired_with_greedy():
+    from benchmarks.results import _search_lines, load_runs
+
+    def row(agent: str, mean: float) -> dict[str, object]:
+        return {"agent": agent, "mean_score": mean, "score_ci95": 0.1, "win_rate": 0.5, "win_ci95": [0.4, 0.6]}
+
+    run = {
+        "env_kwargs": {"obs_encoding": "rules_moves"},
+        "episodes": 200,
+        "seed": 0,
+        "results": [row("network alone", 50.0), row("search (16 sims)", 51.9), row("greedy", 51.2)],
+        "paired": [
+            {"agent": "network alone", "mean": -1.2, "ci95": 0.3, "better": False},
+            {"agent": "search (16 sims)", "mean": 0.7, "ci95": 0.2, "better": True},
+        ],
+    }
+    alone, search = _search_lines("PussInTheCorner-v0", "puss_search", run)
+    assert "its network alone (`puss_search`, one forward pass a move): one training seed, -1.20 ± 0.30" in alone
+    assert "| 50.00 ± 0.10 | 50.0% [40.0, 60.0] | 200 (seeds 0..199) |" in alone
+    assert "learned search, expert iteration, `puss_search` (`rules_moves`, rules only, 16 sims a move)" in search
+    assert "+0.70 ± 0.20 against greedy" in search
+    assert search.endswith("`python train.py --config configs/puss_search.yaml` |")
+    assert all(any(r["agent"] == "ppo" for r in run["results"]) for run in load_runs())  # PPO runs only
