@@ -195,7 +195,7 @@ def summary(results: Path = RESULTS, runs: Path = RUNS, sweeps: Path = SWEEPS) -
                 lines.append(_sweep_line(env, kind, config, load_json(sweep)))
             else:
                 lines.append(_run_line(env, kind, config, load_json(runs / run / "results.json")))
-        if recipe.search_config and recipe.search_run and (runs / recipe.search_run / "results.json").is_file():
+        if recipe.search_config and recipe.search_run:  # a missing run is an error naming it, as for any row
             lines += _search_lines(env, recipe.search_config, load_json(runs / recipe.search_run / "results.json"))
         fresh = load_json(results / f"{recipe.fresh}_fresh_deals.json")
         lines += [_fresh_line(env, recipe.fresh, run, fresh) for run in fresh["runs"]]
