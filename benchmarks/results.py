@@ -46,33 +46,39 @@ SWEEPS = ROOT / "benchmarks" / "sweeps"
 
 
 @dataclass(frozen=True)
+class ConfigRun:
+    """A config (configs/<config>.yaml) and its one committed run (benchmarks/runs/<run>/), which a README row
+    shows until the config has a sweep."""
+
+    config: str
+    run: str
+
+
+@dataclass(frozen=True)
 class Recipe:
     """One env's PPO rows in the README table: its canonical config (and any rules-only recipe beside it) across
-    training seeds, and its published models on fresh deals."""
+    training seeds, its learned search, and its published models on fresh deals."""
 
     env_id: str
-    config: str  #: the canonical config, configs/<config>.yaml (its sweep: benchmarks/sweeps/<config>/)
-    plain_run: str  #: benchmarks/runs/<name>: that config's one run, shown where the recipe has no sweep yet
+    canonical: ConfigRun  #: the canonical config (its sweep: benchmarks/sweeps/<config>/)
     fresh: str  #: benchmarks/results/<fresh>_fresh_deals.json: the published models on fresh deals
-    rules_config: str | None = None  #: a rules-only recipe beside the canonical one (configs/<name>.yaml)
-    rules_run: str | None = None  #: benchmarks/runs/<name>: that recipe's one run, shown until it has a sweep
-    search_config: str | None = None  #: an expert-iteration config (configs/<name>.yaml): the learned search
-    search_run: str | None = None  #: benchmarks/runs/<name>: its one run (the search and its network alone)
+    rules: ConfigRun | None = None  #: a rules-only recipe beside the canonical one
+    search: ConfigRun | None = None  #: an expert-iteration config: the learned search and its network alone
 
 
 RECIPES = (
-    Recipe("patience_gym/Golf-v0", "golf", "Golf-v0", "golf", rules_config="golf_rules", rules_run="Golf-v0-rules"),
-    Recipe("patience_gym/GolfRound-v0", "golf_round", "GolfRound-v0", "golf_round"),
-    Recipe("patience_gym/MissMilligan-v0", "miss_milligan", "MissMilligan-v0", "milligan"),
-    Recipe("patience_gym/Giant-v0", "giant", "Giant-v0", "giant"),
-    Recipe("patience_gym/MissMilliganPocket-v0", "miss_milligan_pocket", "MissMilliganPocket-v0", "pocket"),
+    Recipe(
+        "patience_gym/Golf-v0", ConfigRun("golf", "Golf-v0"), "golf", rules=ConfigRun("golf_rules", "Golf-v0-rules")
+    ),
+    Recipe("patience_gym/GolfRound-v0", ConfigRun("golf_round", "GolfRound-v0"), "golf_round"),
+    Recipe("patience_gym/MissMilligan-v0", ConfigRun("miss_milligan", "MissMilligan-v0"), "milligan"),
+    Recipe("patience_gym/Giant-v0", ConfigRun("giant", "Giant-v0"), "giant"),
+    Recipe("patience_gym/MissMilliganPocket-v0", ConfigRun("miss_milligan_pocket", "MissMilliganPocket-v0"), "pocket"),
     Recipe(
         "patience_gym/PussInTheCorner-v0",
+        ConfigRun("puss", "PussInTheCorner-v0"),
         "puss",
-        "PussInTheCorner-v0",
-        "puss",
-        search_config="puss_search",
-        search_run="PussInTheCorner-v0-search",
+        search=ConfigRun("puss_search", "PussInTheCorner-v0-search"),
     ),
 )
 
@@ -186,17 +192,16 @@ def summary(results: Path = RESULTS, runs: Path = RUNS, sweeps: Path = SWEEPS) -
         command = "`python -m benchmarks.planners --jobs 2`"
         lines.append(_line(env, "planner (hidden cards unseen)", _cell(planner), won, deals, command))
         lines.append(_solver_line(env, recipe.env_id, planners, golf_solver, milligan_solver))
-        for config, run in ((recipe.config, recipe.plain_run), (recipe.rules_config, recipe.rules_run)):
-            if config is None or run is None:
+        for pair, kind in ((recipe.canonical, "canonical config"), (recipe.rules, "rules only")):
+            if pair is None:
                 continue
-            kind = "canonical config" if config == recipe.config else "rules only"
-            sweep = sweeps / config / "report.json"
+            sweep = sweeps / pair.config / "report.json"
             if sweep.is_file():
-                lines.append(_sweep_line(env, kind, config, load_json(sweep)))
+                lines.append(_sweep_line(env, kind, pair.config, load_json(sweep)))
             else:
-                lines.append(_run_line(env, kind, config, load_json(runs / run / "results.json")))
-        if recipe.search_config and recipe.search_run:  # a missing run is an error naming it, as for any row
-            lines += _search_lines(env, recipe.search_config, load_json(runs / recipe.search_run / "results.json"))
+                lines.append(_run_line(env, kind, pair.config, load_json(runs / pair.run / "results.json")))
+        if recipe.search is not None:  # a missing run is an error naming it, as for any row
+            lines += _search_lines(env, recipe.search.config, load_json(runs / recipe.search.run / "results.json"))
         fresh = load_json(results / f"{recipe.fresh}_fresh_deals.json")
         lines += [_fresh_line(env, recipe.fresh, run, fresh) for run in fresh["runs"]]
     return "\n".join(lines) + "\n"
@@ -240,9 +245,9 @@ def _search_lines(env: str, config: str, run: dict[str, Any]) -> list[str]:
         if row["agent"] == "network alone":
             what = f"its network alone (`{config}`, one forward pass a move)"
         elif row["agent"].startswith("search"):
-            sims = row["agent"].removeprefix("search (").removesuffix(")")
             encoding = run["env_kwargs"].get("obs_encoding", "ids")
-            what = f"learned search, expert iteration, `{config}` (`{encoding}`, rules only, {sims} a move)"
+            sims = f"{run['search_sims']} sims a move"
+            what = f"learned search, expert iteration, `{config}` (`{encoding}`, rules only, {sims})"
         else:
             continue
         diff = paired[row["agent"]]
@@ -269,7 +274,7 @@ def sweeps_markdown(sweeps: Path = SWEEPS) -> str:
 
     parts = []
     for recipe in RECIPES:
-        for config in filter(None, (recipe.config, recipe.rules_config)):
+        for config in (pair.config for pair in (recipe.canonical, recipe.rules) if pair is not None):
             path = sweeps / config / "report.json"
             if not path.is_file():
                 continue

@@ -332,6 +332,7 @@ def write_report(config: ExItConfig, run_dir: Path) -> str:
         "episodes": config.report.episodes,
         "seed": config.report.seed,
         "lower_score_is_better": lower,
+        "search_sims": config.report.sims,  # the search's budget in the report, a move
         "results": [r.row() for r in results],
         "paired": paired_with_greedy(results, lower),
         "scores": {r.agent: r.scores for r in results},

@@ -39,6 +39,7 @@ def test_an_expert_iteration_run_gives_the_search_and_its_network_alone_rows_pai
         "env_kwargs": {"obs_encoding": "rules_moves"},
         "episodes": 200,
         "seed": 0,
+        "search_sims": 16,
         "results": [row("network alone", 50.0), row("search (16 sims)", 51.9), row("greedy", 51.2)],
         "paired": [
             {"agent": "network alone", "mean": -1.2, "ci95": 0.3, "better": False},

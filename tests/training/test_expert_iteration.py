@@ -62,6 +62,7 @@ def test_a_tiny_run_trains_its_generations_and_reports_the_four_agents(tmp_path:
     results = json.loads((run_dir / "results.json").read_text())
     assert [r["agent"] for r in results["results"]] == ["network alone", "search (4 sims)", "greedy"]
     assert [r["agent"] for r in results["paired"]] == ["network alone", "search (4 sims)"]
+    assert results["search_sims"] == 4
     assert "expert iteration" in (run_dir / "report.md").read_text()
     assert list((run_dir / "tb").glob("events.*"))
     loaded = load_exit_config(run_dir / "config.yaml")
