@@ -358,6 +358,9 @@ def write_report(config: ExItConfig, run_dir: Path) -> str:
         ]
     )
     (run_dir / "report.md").write_text(text + "\n")
+    from agents.load import save_model_spec
+
+    save_model_spec(model, config.env_id, config.env_kwargs, card=text + "\n")  # the model carries its report
     return text
 
 

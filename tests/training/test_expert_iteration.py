@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import yaml
 
+from agents.load import read_model_spec
 from agents.training import cli
 from agents.training.expert_iteration import load_exit_config, network_path, new_network, save_network, shards_of
 from agents.training.self_play import Games, keep, read, self_play
@@ -64,6 +65,8 @@ def test_a_tiny_run_trains_its_generations_and_reports_the_four_agents(tmp_path:
     assert [r["agent"] for r in results["paired"]] == ["network alone", "search (4 sims)"]
     assert results["search_sims"] == 4
     assert "expert iteration" in (run_dir / "report.md").read_text()
+    spec = read_model_spec(run_dir / "model.zip")
+    assert spec is not None and spec.card == (run_dir / "report.md").read_text()
     assert list((run_dir / "tb").glob("events.*"))
     loaded = load_exit_config(run_dir / "config.yaml")
     for generation in range(2):  # every shard kept, of the network that played it
