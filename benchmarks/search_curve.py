@@ -1,7 +1,7 @@
 """Strength against time per move: the learned search at several budgets, the planner at several, the network
 alone and the greedy, every agent on the same deals, paired with the planner at its default budget.
 
-    python -m benchmarks.search_curve --game puss --model runs/puss_search/model.zip \\
+    python -m benchmarks.search_curve --game puss --model models/puss_search.zip \\
         [--episodes 200] [--seed 100000] [--seconds 0.01 0.05 0.2] [--flat] [--jobs 1]
 
 Both searches get the same time a move: ``search:MODEL,seconds=S`` and ``planner:max_seconds=S`` for each
