@@ -12,6 +12,10 @@ it exists, is read from a JSON of its games on the same deals (``--planner-from`
 ``benchmarks.planners``'), over the deals that file holds. Written to the sweep directory: ``report.md``,
 ``report.json`` (every seed's score on every deal: the figures can be made again from it alone) and
 ``profile.png`` (the share of games better than each score: the performance profile).
+
+``--from-report`` remakes the report from the directory's own ``report.json`` instead of its trials' run
+folders (a committed report, whose run folders are not kept): the same figures, and its planner unless
+``--planner-from`` gives one.
 """
 
 from __future__ import annotations
@@ -40,6 +44,47 @@ def finished_trials(sweep_dir: Path) -> list[dict[str, Any]]:
         if results.is_file() and trial.is_file():
             found.append({**json.loads(trial.read_text()), "results": json.loads(results.read_text())})
     return found
+
+
+def trials_from_report(report_path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The trials a sweep's ``report.json`` was made from (each seed's scores, steps and minutes, the greedy on
+    the same deals), and its sweep settings and planner, so that the report can be made again without the run folders; a
+    ConfigError where the file is not such a report."""
+    try:
+        report = json.loads(report_path.read_text())
+        model = "network alone" if (report.get("settings") or {}).get("algorithm") == "expert_iteration" else "ppo"
+        deals = {
+            "env": report["env"],
+            "env_kwargs": report["env_kwargs"],
+            "seed": report["report_seed"],
+            "episodes": report["episodes"],
+            "lower_score_is_better": report["lower_score_is_better"],
+        }
+        trials = [
+            {
+                "name": row["trial"],
+                "seed": row["seed"],
+                "overrides": config["overrides"],
+                "results": deals
+                | {
+                    "model": model,
+                    "scores": {model: row["scores"], "greedy": report["greedy"]["scores"]},
+                    "timesteps": row["timesteps"],
+                    "train_seconds": row["train_seconds"],
+                },
+            }
+            for config in report["configs"]
+            for row in config["seeds"]
+        ]
+    except FileNotFoundError:
+        raise ConfigError(f"{report_path} does not exist: there is no report to make again") from None
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{report_path} is not a sweep's report ({type(exc).__name__}: {exc})") from None
+    if not trials:
+        raise ConfigError(f"{report_path} holds no seed")
+    planner = report["configs"][0].get("planner") if report["configs"] else None
+    kept = {k: planner[k] for k in ("source", "deals", "scores")} if planner else None
+    return trials, {"settings": report.get("settings"), "seeds": report.get("seeds_asked"), "planner": kept}
 
 
 def check_same_deals(trials: list[dict[str, Any]]) -> dict[str, Any]:
@@ -117,17 +162,26 @@ def summarise(trials: list[dict[str, Any]], deals: dict[str, Any], planner: dict
     return summary
 
 
-def write_sweep_report(sweep_dir: Path, planner_from: Path | None = None) -> str:
-    """Write the sweep's report files (:data:`REPORT_FILES`) and return its Markdown."""
-    trials = finished_trials(sweep_dir)
+def write_sweep_report(sweep_dir: Path, planner_from: Path | None = None, from_report: bool = False) -> str:
+    """Write the sweep's report files (:data:`REPORT_FILES`) and return its Markdown; ``from_report`` reads the
+    seeds from the directory's ``report.json`` (:func:`trials_from_report`) instead of its trials."""
+    if planner_from is not None and not planner_from.is_file():
+        raise ConfigError(f"--planner-from {planner_from}: no such file")
+    if from_report:
+        trials, sweep = trials_from_report(sweep_dir / "report.json")
+    else:
+        trials = finished_trials(sweep_dir)
+        sweep = json.loads((sweep_dir / "sweep.json").read_text()) if (sweep_dir / "sweep.json").is_file() else {}
     if not trials:
-        raise ConfigError(f"no trial of {sweep_dir} has finished: nothing to report yet")
+        hint = " (a committed report? add --from-report)" if (sweep_dir / "report.json").is_file() else ""
+        raise ConfigError(f"no trial of {sweep_dir} has finished: nothing to report yet{hint}")
     deals = check_same_deals(trials)
     planner = read_planner(planner_from, deals["env"], deals["seed"], deals["episodes"]) if planner_from else None
+    if planner_from is None and from_report:
+        planner = sweep.get("planner")  # the report's own, kept
     groups: dict[str, list[dict[str, Any]]] = {}
     for trial in trials:
         groups.setdefault(json.dumps(trial.get("overrides", {}), sort_keys=True), []).append(trial)
-    sweep = json.loads((sweep_dir / "sweep.json").read_text()) if (sweep_dir / "sweep.json").is_file() else {}
     payload = {
         "env": deals["env"],
         "env_kwargs": deals["env_kwargs"],
@@ -245,9 +299,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sweep_dir", type=Path)
     parser.add_argument("--planner-from", type=Path, help="the planner's games on the report deals (JSON)")
+    parser.add_argument(
+        "--from-report", action="store_true", help="make the report again from the directory's report.json"
+    )
     args = parser.parse_args(argv)
     try:
-        print(write_sweep_report(args.sweep_dir, args.planner_from))
+        print(write_sweep_report(args.sweep_dir, args.planner_from, args.from_report))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

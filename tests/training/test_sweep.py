@@ -216,3 +216,29 @@ def test_the_report_names_the_model_each_seed_played() -> None:
     assert played_model({"settings": {"report": {"model": "best"}}}).startswith("best model (the checkpoint")
     assert played_model({"settings": {"report": {"model": "final"}}}) == "final model"
     assert played_model({}) == "final model"
+
+
+def test_a_committed_report_is_made_again_from_its_json_with_a_planner_added(tmp_path: Path, capsys: Any) -> None:
+    """``--from-report``: a committed sweep report (its run folders not kept) is remade from its report.json, to
+    the byte, its planner kept; ``--planner-from`` adds the planner's line; what is not a report is refused."""
+    from agents.training.sweep_report import main
+
+    where = shutil.copytree(ROOT / "benchmarks" / "sweeps" / "golf", tmp_path / "golf")
+    committed = (where / "report.json").read_text(), (where / "report.md").read_text()
+    assert main([str(where), "--from-report"]) == 0
+    assert ((where / "report.json").read_text(), (where / "report.md").read_text()) == committed
+    planners = tmp_path / "planners.json"
+    greedy = json.loads(committed[0])["greedy"]["scores"]
+    rows = [{"env": "patience_gym/Golf-v0", "agent": "planner", "scores": [s - 1 for s in greedy[:30]]}]
+    planners.write_text(json.dumps({"seed": 0, "rows": rows}))
+    assert main([str(where), "--from-report", "--planner-from", str(planners)]) == 0
+    (row,) = json.loads((where / "report.json").read_text())["configs"]
+    assert row["planner"]["deals"] == 30 and row["planner"]["minus_greedy"] == pytest.approx(-1.0)
+    assert "on the first 30 of these deals" in (where / "report.md").read_text()
+    capsys.readouterr()
+    (where / "report.json").write_text('{"env": "patience_gym/Golf-v0"}')
+    assert main([str(where), "--from-report"]) == 2
+    assert "is not a sweep's report (KeyError" in capsys.readouterr().err
+    assert main([str(tmp_path / "nowhere"), "--from-report"]) == 2
+    assert main([str(where), "--planner-from", str(tmp_path / "none.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
