@@ -10,9 +10,10 @@ with the current network, Gumbel noise on. Every decision is kept with the searc
 completed-Q softmax; where nothing is hidden, the solver's proven move) and, once the game ends, the game's
 final value. The network is then fitted to the
 last ``window`` generations' decisions: cross-entropy to the improved policy, squared error to the value.
-No heuristic anywhere: the network starts from random weights on a rules-only encoding, and no greedy
-plays, evaluates or teaches (an import-linter contract forbids this module and :mod:`agents.search` to
-import ``patience_gym.heuristics`` and ``agents.baselines`` directly).
+No heuristic anywhere: the network starts from random weights on a rules-only encoding (or from a PPO model
+trained on it from the rules alone: ``warm_start``), and no greedy plays, evaluates or teaches (an
+import-linter contract forbids this module and :mod:`agents.search` to import ``patience_gym.heuristics``
+and ``agents.baselines`` directly).
 
 The run directory holds ``config.yaml``, ``network/gen_<k>.zip`` (the network that plays generation ``k``;
 each carries its spec, so it also plays alone as ``ppo:PATH``), ``selfplay/gen_<k>/`` (the kept self-play
@@ -83,6 +84,9 @@ class ExItConfig:
     batch_size: Count = 256
     learning_rate: Annotated[Real, Field(gt=0)] = 1.0e-3
     value_coef: Annotated[Real, Field(ge=0)] = 1.0
+    #: A MaskablePPO model of this env, rules and encoding, with the config's network, trained from the rules
+    #: alone (no teacher): generation 0 starts from its weights instead of random ones (see :func:`new_network`).
+    warm_start: Annotated[str, Strict()] | None = None
     jobs: Count = 2  # self-play processes
     report: ExItReport = dataclasses.field(default_factory=ExItReport)
 
@@ -144,7 +148,8 @@ def check_env(config: ExItConfig, path: Path) -> None:
 
 
 def new_network(config: ExItConfig, seed: int) -> Any:
-    """A MaskablePPO model with random weights on the config's env and network."""
+    """A MaskablePPO model on the config's env and network: random weights, or the ``warm_start`` model's
+    (:func:`warm_weights`)."""
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
@@ -155,9 +160,37 @@ def new_network(config: ExItConfig, seed: int) -> Any:
     layout = env.unwrapped.observer.layout  # type: ignore[attr-defined]
     kwargs = complete_extractor_kwargs(resolve_policy_kwargs(config.network), layout)
     try:
-        return MaskablePPO(resolve_policy(config.policy), env, policy_kwargs=kwargs or None, seed=seed, device="cpu")
+        model = MaskablePPO(resolve_policy(config.policy), env, policy_kwargs=kwargs or None, seed=seed, device="cpu")
     except (TypeError, ValueError, RuntimeError) as exc:
         raise ConfigError(f"{config.env_id}.network: {' '.join(str(exc).split())}") from None
+    if config.warm_start is not None:
+        warm_weights(model, config)
+    return model
+
+
+def warm_weights(model: Any, config: ExItConfig) -> None:
+    """Give ``model`` the ``warm_start`` model's weights: refused by name unless that model was trained on the
+    config's env, rules and encoding (:func:`agents.load.load_for_env`) with the same network. Its critic
+    learnt PPO's return still to come, not the final value the search reads, so the critic's last layer is set
+    to a constant (every position worth 0.5): generation 0's search then follows the warm policy's prior, the
+    exact endings aside, and the games' final values teach the critic from there."""
+    import torch as th
+
+    from agents.load import ModelSpecError, load_for_env
+
+    where = f"{config.env_id}.warm_start {config.warm_start}"
+    try:
+        warm = load_for_env(str(config.warm_start), config.env_id, config.env_kwargs).model
+    except (ModelSpecError, OSError, ValueError) as exc:
+        raise ConfigError(f"{where}: {' '.join(str(exc).split())}") from None
+    try:
+        model.policy.load_state_dict(warm.policy.state_dict())
+    except RuntimeError as exc:
+        problem = " ".join(str(exc).split())[:300]
+        raise ConfigError(f"{where}: its network is not the config's network ({problem})") from None
+    with th.no_grad():
+        model.policy.value_net.weight.zero_()
+        model.policy.value_net.bias.fill_(0.5)
 
 
 def save_network(model: Any, path: Path, config: ExItConfig) -> None:

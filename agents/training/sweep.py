@@ -308,6 +308,9 @@ def run_trial(params: dict[str, Any]) -> None:
 
     cpus = int(params["cpus"])
     limit_threads(cpus)
+    where = params.get("cwd")
+    if where and Path(where).is_dir():  # a config's relative paths (a warm start) read as the driver reads them
+        os.chdir(where)
     sweep_dir = Path(params["sweep_dir"])
     trial = params.get("trial") or {
         "name": f"optuna-{tune.get_context().get_trial_id()}",
@@ -360,7 +363,7 @@ def param_space(sweep: Sweep, sweep_dir: Path, cpus: int, teacher: str | None) -
     from ray import tune
 
     common = {"sweep_dir": str(sweep_dir.resolve()), "env_id": sweep.env_id, "cpus": cpus, "teacher": teacher,
-              "algorithm": sweep.settings.get("algorithm", "ppo")}  # fmt: skip
+              "algorithm": sweep.settings.get("algorithm", "ppo"), "cwd": os.getcwd()}  # fmt: skip
     space = sweep.space()
     if isinstance(space, OptunaSpace):
         return {**common, "seed": sweep.seeds[0], "set": space.tune_space()}

@@ -169,14 +169,18 @@ def test_a_seed_sweep_trains_each_seed_and_reports_the_network_alone_across_seed
     tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``train.py --config EXIT.yaml --seeds N``: each trial is an expert-iteration run (here run in process,
-    Tune's report caught) and the sweep's report aggregates the network alone against the greedy; what such a
-    sweep cannot take is refused in one line before any game."""
+    Tune's report caught; its warm start's relative path read from the driver's directory) and the sweep's
+    report aggregates the network alone against the greedy; what such a sweep cannot take is refused in one
+    line before any game."""
     from ray import tune
 
     from agents.training import sweep
     from agents.training.sweep_report import write_sweep_report
 
-    config = write(tmp_path / "c.yaml", {PUSS: {**TINY[PUSS], "generations": 1}})
+    donor = load_exit_config(write(tmp_path / "donor.yaml", TINY))
+    save_network(new_network(donor, seed=5), tmp_path / "donor.zip", donor)
+    monkeypatch.chdir(tmp_path)  # the warm start's relative path is the driver's
+    config = write(tmp_path / "c.yaml", {PUSS: {**TINY[PUSS], "generations": 1, "warm_start": "donor.zip"}})
     where = tmp_path / "sweep"
     for argv, message in [
         (["--seed-list", "3", "100"], "training seeds are 0..99"),
@@ -193,6 +197,8 @@ def test_a_seed_sweep_trains_each_seed_and_reports_the_network_alone_across_seed
     monkeypatch.setattr(tune, "report", reported.append)
     monkeypatch.setattr(sweep, "limit_threads", lambda cpus: None)  # a Ray worker's, not this test process's
     common = sweep.param_space(plan, where, 1, None)
+    (tmp_path / "worker").mkdir()
+    monkeypatch.chdir(tmp_path / "worker")  # a Ray worker starts elsewhere: the trial reads paths as the driver
     for trial in plan.trials():
         sweep.run_trial({k: v for k, v in common.items() if k != "trial"} | {"trial": vars(trial)})
     assert [r["done"] for r in reported] == [True, True] and all("ppo_minus_greedy" in r for r in reported)
@@ -202,3 +208,35 @@ def test_a_seed_sweep_trains_each_seed_and_reports_the_network_alone_across_seed
     (row,) = json.loads((where / "report.json").read_text())["configs"]
     assert [s["seed"] for s in row["seeds"]] == [0, 1] and all(len(s["scores"]) == 2 for s in row["seeds"])
     assert "last network alone" in text and (where / "profile.png").is_file()
+
+
+def test_a_warm_start_takes_a_model_s_weights_but_not_its_critic_and_refuses_another_s(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """``warm_start``: generation 0 has the model's weights, its critic's last layer a constant 0.5 (PPO's return
+    is not the search's value); a model of another game, another network, or no file is refused by name, in one
+    line, before any game."""
+    import torch as th
+
+    settings = TINY[PUSS]
+    donor = new_network(load_exit_config(write(tmp_path / "c.yaml", TINY)), seed=7)
+    save_network(donor, tmp_path / "donor.zip", load_exit_config(tmp_path / "c.yaml"))
+    warm = load_exit_config(
+        write(tmp_path / "warm.yaml", {PUSS: {**settings, "warm_start": str(tmp_path / "donor.zip")}})
+    )
+    model = new_network(warm, seed=0)
+    theirs, ours = donor.policy.state_dict(), model.policy.state_dict()
+    assert all(th.equal(theirs[k], ours[k]) for k in theirs if not k.startswith("value_net."))
+    assert not model.policy.value_net.weight.any() and th.all(model.policy.value_net.bias == 0.5)
+    assert not th.equal(theirs["value_net.bias"], ours["value_net.bias"])
+    wider = {**settings["network"], "features_extractor_kwargs": {"hidden": 32}}
+    for change, message in [
+        ({"warm_start": str(ROOT / "models" / "golf_rules.zip")}, "was trained on patience_gym/Golf-v0"),
+        ({"warm_start": str(tmp_path / "donor.zip"), "network": wider}, "is not the config's network"),
+        ({"warm_start": str(tmp_path / "none.zip")}, "none.zip"),
+    ]:
+        config = write(tmp_path / "bad.yaml", {PUSS: {**settings, **change}})
+        assert cli.main(["--config", str(config), "--run-dir", str(tmp_path / "never")]) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and "warm_start" in lines[0] and message in lines[0], (change, lines)
+        assert not (tmp_path / "never").exists()
