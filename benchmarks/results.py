@@ -68,7 +68,11 @@ class Recipe:
 
 RECIPES = (
     Recipe(
-        "patience_gym/Golf-v0", ConfigRun("golf", "Golf-v0"), "golf", rules=ConfigRun("golf_rules", "Golf-v0-rules")
+        "patience_gym/Golf-v0",
+        ConfigRun("golf", "Golf-v0"),
+        "golf",
+        rules=ConfigRun("golf_rules", "Golf-v0-rules"),
+        search=ConfigRun("golf_search", "Golf-v0-search"),
     ),
     Recipe("patience_gym/GolfRound-v0", ConfigRun("golf_round", "GolfRound-v0"), "golf_round"),
     Recipe("patience_gym/MissMilligan-v0", ConfigRun("miss_milligan", "MissMilligan-v0"), "milligan"),
@@ -201,7 +205,9 @@ def summary(results: Path = RESULTS, runs: Path = RUNS, sweeps: Path = SWEEPS) -
             else:
                 lines.append(_run_line(env, kind, pair.config, load_json(runs / pair.run / "results.json")))
         if recipe.search is not None:  # a missing run is an error naming it, as for any row
-            lines += _search_lines(env, recipe.search.config, load_json(runs / recipe.search.run / "results.json"))
+            run = load_json(runs / recipe.search.run / "results.json")
+            sweep = sweeps / recipe.search.config / "report.json"
+            lines += _search_lines(env, recipe.search.config, run, load_json(sweep) if sweep.is_file() else None)
         fresh = load_json(results / f"{recipe.fresh}_fresh_deals.json")
         lines += [_fresh_line(env, recipe.fresh, run, fresh) for run in fresh["runs"]]
     return "\n".join(lines) + "\n"
@@ -212,14 +218,16 @@ def _reads(encoding: str) -> str:
     return "" if encoding in PLAIN else ", rules only" if encoding == RULES_ONLY else ", reads greedy's computations"
 
 
-def _sweep_line(env: str, kind: str, config: str, sweep: dict[str, Any]) -> str:
-    """A recipe across training seeds: its IQM, probability of improvement over greedy and seeds past greedy."""
+def _sweep_line(env: str, kind: str, config: str, sweep: dict[str, Any], what: str = "PPO recipe") -> str:
+    """A recipe across training seeds (``what``: PPO's, or a learned search's network alone): its IQM, probability
+    of improvement over greedy and seeds past greedy."""
     (found,) = sweep["configs"]
     agg = found["across_seeds"]
     encoding = sweep["env_kwargs"].get("obs_encoding", "ids")
     n = agg["seeds"]
     agent = (
-        f"PPO recipe, {kind}, `{config}` (`{encoding}`{_reads(encoding) if kind != 'rules only' else ''}): "
+        f"{', '.join(filter(None, (what, kind)))}, `{config}` "
+        f"(`{encoding}`{_reads(encoding) if kind != 'rules only' else ''}): "
         f"{n} training seeds, {found['past_greedy']} past greedy"
     )
     lo, hi = agg["iqm_ci95"]
@@ -234,14 +242,17 @@ def _sweep_line(env: str, kind: str, config: str, sweep: dict[str, Any]) -> str:
     return _line(env, agent, score, won, deals, command)
 
 
-def _search_lines(env: str, config: str, run: dict[str, Any]) -> list[str]:
+def _search_lines(env: str, config: str, run: dict[str, Any], sweep: dict[str, Any] | None = None) -> list[str]:
     """An expert-iteration run's learned search and its network alone, each paired with greedy on the run's
-    report deals (one training seed)."""
+    report deals (one training seed); where the config was swept, the network alone across its seeds."""
     paired = {row["agent"]: row for row in run["paired"]}
     deals = f"{run['episodes']:,} (seeds {run['seed']}..{run['seed'] + run['episodes'] - 1})"
     command = f"`python train.py --config configs/{config}.yaml`"
     lines = []
     for row in run["results"]:
+        if row["agent"] == "network alone" and sweep is not None:
+            lines.append(_sweep_line(env, "", config, sweep, "its network alone (one forward pass a move), recipe"))
+            continue
         if row["agent"] == "network alone":
             what = f"its network alone (`{config}`, one forward pass a move)"
         elif row["agent"].startswith("search"):
@@ -274,7 +285,7 @@ def sweeps_markdown(sweeps: Path = SWEEPS) -> str:
 
     parts = []
     for recipe in RECIPES:
-        for config in (pair.config for pair in (recipe.canonical, recipe.rules) if pair is not None):
+        for config in (pair.config for pair in (recipe.canonical, recipe.rules, recipe.search) if pair is not None):
             path = sweeps / config / "report.json"
             if not path.is_file():
                 continue

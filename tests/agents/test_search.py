@@ -141,13 +141,18 @@ def test_bad_search_options_and_networks_of_another_game_are_refused_by_name(pus
         make_agent(f"search:{puss_net}", "puss_in_the_corner", env_id=PUSS, env_kwargs=other_rules)
 
 
-def test_the_published_learned_search_replays_its_report_deal_by_deal() -> None:
-    """models/puss_search.zip, alone and searching, scores on the first report deals what its report says."""
+@pytest.mark.parametrize(
+    ("env_id", "name", "run"),
+    [(PUSS, "puss_search", "PussInTheCorner-v0-search"), ("patience_gym/Golf-v0", "golf_search", "Golf-v0-search")],
+)
+def test_the_published_learned_search_replays_its_report_deal_by_deal(env_id: str, name: str, run: str) -> None:
+    """A published learned search's network (models/NAME.zip), alone and searching, scores on the first report
+    deals what its run report says."""
     import json
 
     root = Path(__file__).resolve().parents[2]
-    model = root / "models" / "puss_search.zip"
-    report = json.loads((root / "benchmarks/runs/PussInTheCorner-v0-search/results.json").read_text())
-    alone, search = evaluate(PUSS, [f"ppo:{model}", f"search:{model},sims={report['search_sims']}"], 3, 0, RULES)
+    model = root / "models" / f"{name}.zip"
+    report = json.loads((root / "benchmarks" / "runs" / run / "results.json").read_text())
+    alone, search = evaluate(env_id, [f"ppo:{model}", f"search:{model},sims={report['search_sims']}"], 3, 0, RULES)
     assert alone.scores == report["scores"]["network alone"][:3]
     assert search.scores == report["scores"][f"search ({report['search_sims']} sims)"][:3]

@@ -53,3 +53,23 @@ def test_an_expert_iteration_run_gives_the_search_and_its_network_alone_rows_pai
     assert "+0.70 ± 0.20 against greedy" in search
     assert search.endswith("`python train.py --config configs/puss_search.yaml` |")
     assert all(any(r["agent"] == "ppo" for r in run["results"]) for run in load_runs())  # PPO runs only
+    across = {
+        "seeds": 3,
+        "iqm": 49.5,
+        "iqm_ci95": [49.0, 50.1],
+        "p_improvement": 0.67,
+        "p_improvement_ci95": [0.33, 1.0],
+    }
+    sweep = {
+        "env_kwargs": {"obs_encoding": "rules_moves"},
+        "report_seed": 0,
+        "episodes": 1000,
+        "configs": [{"across_seeds": across, "past_greedy": 2, "seeds": [{"seed": s} for s in range(3)]}],
+    }
+    alone, again = _search_lines("PussInTheCorner-v0", "puss_search", run, sweep)
+    assert again == search  # the search stays the one run's
+    assert "| its network alone (one forward pass a move), recipe, `puss_search` (`rules_moves`, rules only): " in alone
+    assert "3 training seeds, 2 past greedy | IQM 49.50 [49.00, 50.10] | P 0.67 [0.33, 1.00] |" in alone
+    assert alone.endswith(
+        "| 1,000 a seed (seeds 0..999) | `python train.py --config configs/puss_search.yaml --seeds 3` |"
+    )
