@@ -2,12 +2,13 @@
 alone and the greedy, every agent on the same deals, paired with the planner at its default budget.
 
     python -m benchmarks.search_curve --game puss --model models/puss_search.zip \\
-        [--episodes 200] [--seed 100000] [--seconds 0.01 0.05 0.2] [--flat] [--jobs 1]
+        [--episodes 200] [--seed 100000] [--seconds 0.01 0.05 0.2] [--flat] [--exact-from 11] [--jobs 1]
 
 Both searches get the same time a move: ``search:MODEL,seconds=S`` and ``planner:max_seconds=S`` for each
 ``S`` of ``--seconds``; the planner also plays at its own default budget, the one the results table shows.
 ``--flat`` adds the same network in determinized Monte Carlo at the same times (``root=flat``: every legal move
-valued alike, the best mean played), the root search that Gumbel's sequential halving is measured against.
+valued alike, the best mean played), the root search that Gumbel's sequential halving is measured against;
+``--exact-from N`` (Golf) the learned search with its exact ending once at most N stock cards are left.
 Time a move is each agent's own play time (every process one core, one torch thread) over its moves. Deals
 from seed 100,000 on are fresh: no run, report or selection set used them. Writes
 ``benchmarks/results/search_curve_<game>.json``, ``.md`` and ``.png``.
@@ -27,7 +28,9 @@ from benchmarks import RESULTS, write_results
 from benchmarks.published import GAMES
 
 
-def agent_specs(model: str, seconds: Sequence[float], flat: bool = False) -> list[tuple[str, str, float | None]]:
+def agent_specs(
+    model: str, seconds: Sequence[float], flat: bool = False, exact_from: int | None = None
+) -> list[tuple[str, str, float | None]]:
     """(kind, spec, budget) of every agent the curve plays; budget None where the agent has none to give."""
     specs: list[tuple[str, str, float | None]] = [("greedy", "greedy", None), ("network alone", f"ppo:{model}", None)]
     specs.append(("planner", "planner", None))
@@ -36,6 +39,9 @@ def agent_specs(model: str, seconds: Sequence[float], flat: bool = False) -> lis
         specs.append(("learned search", f"search:{model},seconds={s:g}", s))
         if flat:
             specs.append(("flat Monte Carlo", f"search:{model},seconds={s:g},root=flat", s))
+        if exact_from is not None:
+            kind = f"learned search, exact from {exact_from}"
+            specs.append((kind, f"search:{model},seconds={s:g},exact_from={exact_from}", s))
     return specs
 
 
@@ -86,8 +92,9 @@ def plot(rows: list[dict[str, Any]], env_id: str, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))
-    styles = (("learned search", "o-"), ("flat Monte Carlo", "d:"), ("planner", "s--"), ("network alone", "^"),
-              ("greedy", "v"))  # fmt: skip
+    styles = [("learned search", "o-"), ("flat Monte Carlo", "d:"), ("planner", "s--"), ("network alone", "^"),
+              ("greedy", "v")]  # fmt: skip
+    styles += [(kind, "P-") for kind in sorted({r["kind"] for r in rows} - {k for k, _ in styles})]
     for kind, style in styles:
         mine = sorted((r for r in rows if r["kind"] == kind), key=lambda r: r["seconds_a_move"])
         if not mine:
@@ -118,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=100_000)
     parser.add_argument("--seconds", type=float, nargs="+", default=[0.01, 0.05, 0.2])
     parser.add_argument("--flat", action="store_true", help="also the network in flat determinized Monte Carlo")
+    parser.add_argument("--exact-from", type=int, help="Golf: also the search with its exact ending from N stock cards")
     parser.add_argument("--jobs", type=int, default=1, help="processes, each one core")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -125,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--episodes must be at least 2, --jobs at least 1 and every --seconds positive")
     env_id = GAMES[args.game].env_id
     env_kwargs: dict[str, Any] = {"obs_encoding": "rules_moves"}
-    specs = agent_specs(args.model, args.seconds, args.flat)
+    specs = agent_specs(args.model, args.seconds, args.flat, args.exact_from)
     game_name = gym.make(env_id, **env_kwargs).unwrapped.game.name  # type: ignore[attr-defined]
     for _, spec, _ in specs:  # a model of another game, encoding or rules is refused before any deal
         try:

@@ -1,6 +1,8 @@
 """The learned search as an agent: ``search:PATH`` (options ``sims=16``, or ``seconds=0.05`` a move,
-``considered=16``, and ``root=halving`` or ``root=flat``: determinized Monte Carlo over every move, the baseline
-the halving was chosen against), in ``evaluate``, ``watch`` and ``play --hint-agent``.
+``considered=16``, ``root=halving`` or ``root=flat``: determinized Monte Carlo over every move, the baseline
+the halving was chosen against, and for Golf ``exact_from=11``: the exact expectimax's move once at most 11
+stock cards are left, for a player who does not see their order), in ``evaluate``, ``watch`` and
+``play --hint-agent``.
 
 PATH is a network saved by expert iteration (or any MaskablePPO model on the env's rules-only encoding that
 carries its spec): it is refused by name unless it was trained on the env it is asked to play, with the same
@@ -23,7 +25,7 @@ from patience_gym.env import PatienceEnv
 from patience_gym.features import make_observer
 
 #: The options of ``search:PATH,...`` and their defaults.
-OPTIONS: dict[str, Any] = {"sims": 16, "seconds": None, "considered": 16, "root": "halving"}
+OPTIONS: dict[str, Any] = {"sims": 16, "seconds": None, "considered": 16, "root": "halving", "exact_from": None}
 #: The root searches ``root=`` names.
 ROOTS = ("halving", "flat")
 
@@ -43,15 +45,18 @@ class SearchAgent(Agent):
         seconds: float | None = None,
         considered: int = 16,
         root: str = "halving",
+        exact_from: int | None = None,
     ) -> None:
         check_budget(sims, seconds, considered)
+        check_exact_from(exact_from)
         if root not in ROOTS:
             raise ValueError(f"the search's root must be one of {', '.join(ROOTS)}, got {root!r}")
         self.net = PolicyValue.load(path, env_id, env_kwargs)
         env = gym.make(env_id, **dict(env_kwargs or {}))
         game = env.unwrapped.game  # type: ignore[attr-defined]
         observer = make_observer(game, env.unwrapped.obs_encoding)  # type: ignore[attr-defined]
-        config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered), root=root)
+        exact = None if exact_from is None else int(exact_from)
+        config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered), root=root, exact_from=exact)
         self.search = GumbelSearch(game, observer.observe, self.net, config)
         self.rng = np.random.default_rng(0)
 
@@ -70,6 +75,15 @@ def check_budget(sims: Any, seconds: Any, considered: Any) -> None:
     for name, value in (("sims", sims), ("considered", considered)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
             raise ValueError(f"the search's {name} must be a whole number of at least 1, got {value!r}")
+
+
+def check_exact_from(exact_from: Any) -> None:
+    """A ValueError naming an ``exact_from`` that is not a whole number of stock cards (0 or more) or None."""
+    if exact_from is None:
+        return
+    whole = not isinstance(exact_from, bool) and isinstance(exact_from, (int, float)) and exact_from == int(exact_from)
+    if not whole or exact_from < 0:
+        raise ValueError(f"the search's exact_from must be a whole number of stock cards (0 or more): {exact_from!r}")
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -96,5 +110,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if merged["seconds"] is not None and "sims" in options:
         raise ValueError(f"agent {spec!r}: give the budget in sims or in seconds, not both")
     check_budget(merged["sims"], merged["seconds"], merged["considered"])
+    try:
+        check_exact_from(merged["exact_from"])
+    except ValueError as exc:
+        raise ValueError(f"agent {spec!r}: {exc}") from None
     budget = {"sims": int(merged["sims"]), "seconds": merged["seconds"], "considered": int(merged["considered"])}
-    return path, {**budget, "root": merged["root"]}
+    exact = None if merged["exact_from"] is None else int(merged["exact_from"])
+    return path, {**budget, "root": merged["root"], "exact_from": exact}

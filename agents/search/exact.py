@@ -5,6 +5,10 @@ second pass are open; a Golf hole once its stock is turned), the rest of the gam
 hidden, and the project's perfect-knowledge solvers play it exactly. Their move ordering reads the greedy's
 evaluation, which changes how fast a proven line is found, never its value; a line the solver does not
 prove best within its budget is not used (None), so no heuristic's guess stands in for it.
+
+Before that, a Golf hole with few stock cards left has an exact move too, for a player who does not see
+the stock order: the expectimax over the orders still possible (:func:`chance_values`, the same search the
+planner makes from 11 cards left). It reads no hidden card, only how many of each rank are unseen.
 """
 
 from __future__ import annotations
@@ -42,3 +46,18 @@ def exact_value(game: Any, state: Any, max_nodes: int = MAX_NODES) -> float | No
     """:func:`exact_line`'s value alone."""
     found = exact_line(game, state, max_nodes)
     return None if found is None else found[0]
+
+
+def chance_values(game: Any, state: Any, stock_at_most: int, max_positions: int) -> list[float] | None:
+    """Each legal action's exact expected value (:func:`agents.search.network.value_of` of the expected final
+    score; ``-inf`` on illegal ones) for a player who does not see the stock order, in a Golf hole with at
+    most ``stock_at_most`` stock cards left, where it takes at most ``max_positions`` chance positions; else
+    None (another game, more stock left, or over budget)."""
+    if game.name != "golf" or game.is_over(state) or state.stock_left > stock_at_most:
+        return None
+    from agents.solvers.golf_expectimax import action_values
+
+    found = action_values(game, state, max_positions)
+    if found is None:
+        return None
+    return [float("-inf") if v is None else value_of(game.name, v) for v in found]

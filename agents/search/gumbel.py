@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.search.exact import exact_line, exact_value
+from agents.search.exact import chance_values, exact_line, exact_value
 from agents.search.network import PolicyValue
 
 
@@ -49,6 +49,11 @@ class SearchConfig:
     exact_nodes: int = 50_000
     #: Positions the solver may search for a leaf's exact value (a leaf it cannot prove is valued by the network).
     leaf_exact_nodes: int = 2_000
+    #: Golf: with at most this many stock cards left, the move is the exact expectimax's for a player who does
+    #: not see the stock (:func:`agents.search.exact.chance_values`; ties to the prior); None: off.
+    exact_from: int | None = None
+    #: Chance positions that expectimax may take; a move that needs more is searched (tried again a card later).
+    exact_positions: int = 1_000_000
     c_visit: float = 50.0
     c_scale: float = 1.0
 
@@ -92,11 +97,13 @@ class GumbelSearch:
         self._expected: Any = None  # the position its next move is for
         self._unproven = False  # this game's open position could not be proven: no exact line is sought again
         self._leaf_cache: dict[str, float | None] = {}  # exact leaf values by position, this game
+        self._chance_given_up: int | None = None  # the stock count at which the exact expectimax was over budget
 
     def new_game(self) -> None:
         """Forget the last game's exact line and what could not be proven."""
         self._plan, self._expected, self._unproven = [], None, False
         self._leaf_cache.clear()
+        self._chance_given_up = None
 
     def budget(self) -> int:
         """Leaf evaluations for this move: ``sims``, or what ``seconds`` affords at the recent cost of a leaf."""
@@ -119,6 +126,9 @@ class GumbelSearch:
             policy = np.zeros(len(mask))
             policy[legal[0]] = 1.0
             return SearchResult(int(legal[0]), policy, root_value, {}, {}, 0)
+        chance = self.exact_chance(state, legal, log_prior)
+        if chance is not None:
+            return chance
         start = time.perf_counter()
         sims = self.budget()
         noise = rng.gumbel(size=len(mask)) if gumbel else np.zeros(len(mask))
@@ -166,6 +176,24 @@ class GumbelSearch:
         policy = np.zeros(game.num_actions)
         policy[action] = 1.0
         return SearchResult(int(action), policy, float("nan"), {}, {}, 0)
+
+    def exact_chance(self, state: Any, legal: np.ndarray, log_prior: np.ndarray) -> SearchResult | None:
+        """The exact expectimax's move (:attr:`SearchConfig.exact_from`), ties to the higher prior; None where it
+        is off, not affordable here, or gave up at this stock count."""
+        config = self.config
+        if config.exact_from is None or getattr(state, "stock_left", None) == self._chance_given_up:
+            return None
+        values = chance_values(self.game, state, config.exact_from, config.exact_positions)
+        if values is None:
+            if self.game.name == "golf" and state.stock_left <= config.exact_from:
+                self._chance_given_up = state.stock_left
+            return None
+        best = max(values[a] for a in legal)
+        tied = [int(a) for a in legal if values[a] == best]
+        action = max(tied, key=lambda a: log_prior[a])
+        policy = np.zeros(len(log_prior))
+        policy[action] = 1.0
+        return SearchResult(action, policy, best, {a: values[a] for a in map(int, legal)}, {}, 0)
 
     def leaf_values(self, state: Any, actions: list[int], rng: np.random.Generator) -> list[tuple[int, float]]:
         """Each of ``actions`` played in a world drawn from ``state`` and valued (one network pass for all)."""

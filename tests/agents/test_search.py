@@ -156,3 +156,49 @@ def test_the_published_learned_search_replays_its_report_deal_by_deal(env_id: st
     alone, search = evaluate(env_id, [f"ppo:{model}", f"search:{model},sims={report['search_sims']}"], 3, 0, RULES)
     assert alone.scores == report["scores"]["network alone"][:3]
     assert search.scores == report["scores"][f"search ({report['search_sims']} sims)"][:3]
+
+
+def test_golf_search_plays_the_exact_expectimax_move_once_few_stock_cards_are_left() -> None:
+    """``search:PATH,exact_from=N`` on Golf: with at most N stock cards left, every decision is the move of best
+    expected score for a player who does not see the stock (ties to the prior), the same for any order of the
+    face-down cards; with more left, the search chooses; bad values of the option are refused by name."""
+    from agents.search.agent import parse_spec
+    from agents.solvers.golf_expectimax import action_values
+
+    golf = "patience_gym/Golf-v0"
+    model = Path(__file__).resolve().parents[2] / "models" / "golf_search.zip"
+    agent = make_agent(f"search:{model},exact_from=6", "golf", env_id=golf, env_kwargs=RULES)
+    search = agent.search  # type: ignore[attr-defined]
+    import gymnasium as gym
+
+    env = gym.make(golf, **RULES)
+    exact_moves = searched = 0
+    for seed in range(4):
+        _, info = env.reset(seed=seed)
+        agent.reset(seed)
+        rng = np.random.default_rng(seed)
+        done = False
+        while not done:
+            state = env.unwrapped.state  # type: ignore[attr-defined]
+            legal = np.flatnonzero(info["action_mask"])
+            if len(legal) > 1 and state.stock_left <= 6 and state.stock_left:
+                values = action_values(search.game, state)
+                best = min(values[a] for a in legal)
+                chosen = search.run(state, rng, gumbel=False)
+                assert values[chosen.action] == best and chosen.policy[chosen.action] == 1.0
+                shuffled = state.copy()
+                seen, hidden = state.stock[: state.pos], list(state.stock[state.pos :])
+                shuffled.stock = tuple(seen) + tuple(rng.permutation(hidden).tolist())
+                search.new_game()
+                assert search.run(shuffled, rng, gumbel=False).action == chosen.action  # no face-down card read
+                exact_moves += 1
+            elif len(legal) > 1 and state.stock_left > 6:
+                searched += search.run(state, rng, gumbel=False).leaves > 0
+            _, _, terminated, truncated, info = env.step(agent.act(env.unwrapped, None, info["action_mask"]))
+            done = terminated or truncated
+    assert exact_moves > 5 and searched > 5
+    assert parse_spec(f"search:{model},exact_from=11")[1]["exact_from"] == 11
+    assert parse_spec(f"search:{model},exact_from=none")[1]["exact_from"] is None
+    for bad in ("-1", "1.5"):
+        with pytest.raises(ValueError, match="exact_from must be a whole number"):
+            parse_spec(f"search:{model},exact_from={bad}")

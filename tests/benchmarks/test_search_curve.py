@@ -36,3 +36,10 @@ def test_a_network_of_another_game_is_refused_before_any_deal(
         search_curve.main(["--game", "puss", "--model", str(golf), "--out", str(tmp_path)])
     assert "Golf" in capsys.readouterr().err
     assert not list(tmp_path.glob("search_curve_*"))
+
+
+def test_the_exact_ending_adds_its_own_search_at_every_budget() -> None:
+    specs = search_curve.agent_specs("m.zip", [0.01, 0.1], exact_from=11)
+    exact = [(spec, budget) for kind, spec, budget in specs if kind == "learned search, exact from 11"]
+    assert exact == [("search:m.zip,seconds=0.01,exact_from=11", 0.01), ("search:m.zip,seconds=0.1,exact_from=11", 0.1)]
+    assert not any("exact_from" in spec for _, spec, _ in search_curve.agent_specs("m.zip", [0.01]))
