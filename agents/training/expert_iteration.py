@@ -53,6 +53,9 @@ class SearchSettings:
 
     sims: Count = 16
     considered: Count = 16
+    #: Golf: with at most this many stock cards left, the exact expectimax's move (:mod:`agents.search.exact`),
+    #: in self-play and in the report's search; None: off.
+    exact_from: Annotated[int, Strict(), Field(ge=0)] | None = None
 
 
 @dataclass(config=_STRICT)
@@ -138,6 +141,8 @@ def check_env(config: ExItConfig, path: Path) -> None:
         raise ConfigError(f"{path}: {config.env_id} is not a patience_gym env ({', '.join(patience_gym.ENVS)})")
     try:
         env = gym.make(config.env_id, **config.env_kwargs)
+        if config.search.exact_from is not None and env.unwrapped.game.name != "golf":  # type: ignore[attr-defined]
+            raise ValueError(f"search.exact_from is Golf's exact ending (one hole), not {config.env_id}'s")
         for spec in config.report.agents:
             check_agent_spec(spec, env.unwrapped.game.name, config.env_id, config.env_kwargs)  # type: ignore[attr-defined]
     except (TypeError, ValueError) as exc:
@@ -259,6 +264,7 @@ def shards_of(config: ExItConfig, network: Path, generation: int, seed: int) -> 
             config.search.considered,
             generation,
             tuple(seeds[i : i + config.shard_size]),
+            config.search.exact_from,
         )
         for i in range(0, len(seeds), config.shard_size)
     ]
@@ -345,11 +351,13 @@ def write_report(config: ExItConfig, run_dir: Path) -> str:
     from agents.evaluation.evaluate import evaluate, format_table
 
     model = run_dir / "model.zip"
-    specs = [f"ppo:{model}", f"search:{model},sims={config.report.sims}", *config.report.agents]
+    exact = "" if config.search.exact_from is None else f",exact_from={config.search.exact_from}"
+    specs = [f"ppo:{model}", f"search:{model},sims={config.report.sims}{exact}", *config.report.agents]
     results = evaluate(
         config.env_id, specs, config.report.episodes, config.report.seed, config.env_kwargs, config.report.jobs
     )
-    labels = ["network alone", f"search ({config.report.sims} sims)", *config.report.agents]
+    ending = "" if config.search.exact_from is None else f", exact from {config.search.exact_from}"
+    labels = ["network alone", f"search ({config.report.sims} sims{ending})", *config.report.agents]
     results = [dataclasses.replace(r, agent=label) for r, label in zip(results, labels, strict=True)]
     import gymnasium as gym
 
@@ -366,6 +374,7 @@ def write_report(config: ExItConfig, run_dir: Path) -> str:
         "seed": config.report.seed,
         "lower_score_is_better": lower,
         "search_sims": config.report.sims,  # the search's budget in the report, a move
+        "search_exact_from": config.search.exact_from,
         "results": [r.row() for r in results],
         "paired": paired_with_greedy(results, lower),
         "scores": {r.agent: r.scores for r in results},

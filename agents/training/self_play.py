@@ -34,6 +34,7 @@ class SelfPlayShard:
     considered: int
     generation: int
     seeds: tuple[int, ...]
+    exact_from: int | None = None  # Golf's exact ending (SearchConfig.exact_from)
 
     @property
     def filename(self) -> str:
@@ -43,6 +44,8 @@ class SelfPlayShard:
         """What the shard is, as its kept file names it (the network's path left out: its digest says which)."""
         data = dataclasses.asdict(self)
         del data["network"]
+        if data["exact_from"] is None:
+            del data["exact_from"]  # as shards were named before the option
         return json.dumps(data, sort_keys=True)
 
 
@@ -100,7 +103,12 @@ def play_games(shard: SelfPlayShard) -> Games:
     game = env.unwrapped.game  # type: ignore[attr-defined]
     observer = make_observer(game, env.unwrapped.obs_encoding)  # type: ignore[attr-defined]
     net = PolicyValue.load(shard.network, shard.env_id, kwargs)
-    search = GumbelSearch(game, observer.observe, net, SearchConfig(sims=shard.sims, considered=shard.considered))
+    search = GumbelSearch(
+        game,
+        observer.observe,
+        net,
+        SearchConfig(sims=shard.sims, considered=shard.considered, exact_from=shard.exact_from),
+    )
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     policies: list[np.ndarray] = []

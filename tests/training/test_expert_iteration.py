@@ -116,6 +116,8 @@ def test_bad_configs_and_runs_are_refused_in_one_line_before_any_game(tmp_path: 
         ({"search": {"sims": 0}}, "search.sims"),
         ({"report": {"agents": ["oracle"]}}, "unknown agent 'oracle'"),
         ({"network": {"net_arch": "big"}}, "network"),
+        ({"search": {"exact_from": 11}}, "search.exact_from is Golf's exact ending"),
+        ({"search": {"exact_from": -1}}, "search.exact_from"),
     ]:
         config = write(tmp_path / "bad.yaml", {PUSS: {**settings, **change}})
         assert message in refused("--config", str(config), "--run-dir", str(tmp_path / "never")), change
@@ -240,3 +242,17 @@ def test_a_warm_start_takes_a_model_s_weights_but_not_its_critic_and_refuses_ano
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1 and "warm_start" in lines[0] and message in lines[0], (change, lines)
         assert not (tmp_path / "never").exists()
+
+
+def test_golf_self_play_with_the_exact_ending_keeps_its_moves_and_names_it_in_its_shards() -> None:
+    """``search.exact_from``: self-play plays (and keeps as one-hot targets) the exact expectimax's moves once
+    few stock cards are left; a shard with the option is another shard than one without."""
+    from agents.training.self_play import SelfPlayShard, play_games
+
+    model = ROOT / "models" / "golf_search.zip"
+    rules = json.dumps({"obs_encoding": "rules_moves"})
+    plain = SelfPlayShard("patience_gym/Golf-v0", rules, str(model), "x", 4, 4, 0, (11, 12))
+    exact = SelfPlayShard("patience_gym/Golf-v0", rules, str(model), "x", 4, 4, 0, (11, 12), 6)
+    assert "exact_from" not in plain.describe() and '"exact_from": 6' in exact.describe()
+    one_hot = [int((play_games(shard).policies == 1.0).sum()) for shard in (plain, exact)]
+    assert one_hot[1] > one_hot[0]
