@@ -73,17 +73,19 @@ def check_budget(sims: Any, seconds: Any, considered: Any) -> None:
     if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0 and np.isfinite(seconds)):
         raise ValueError(f"the search's seconds a move must be a positive number, got {seconds!r}")
     for name, value in (("sims", sims), ("considered", considered)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
-            raise ValueError(f"the search's {name} must be a whole number of at least 1, got {value!r}")
+        check_whole(name, value, 1)
+
+
+def check_whole(name: str, value: Any, least: int) -> None:
+    """A ValueError naming a search option that is not a whole number of at least ``least``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < least:
+        raise ValueError(f"the search's {name} must be a whole number of at least {least}, got {value!r}")
 
 
 def check_exact_from(exact_from: Any) -> None:
-    """A ValueError naming an ``exact_from`` that is not a whole number of stock cards (0 or more) or None."""
-    if exact_from is None:
-        return
-    whole = not isinstance(exact_from, bool) and isinstance(exact_from, (int, float)) and exact_from == int(exact_from)
-    if not whole or exact_from < 0:
-        raise ValueError(f"the search's exact_from must be a whole number of stock cards (0 or more): {exact_from!r}")
+    """A ValueError naming an ``exact_from`` (stock cards) that is neither None nor a whole number of at least 0."""
+    if exact_from is not None:
+        check_whole("exact_from", exact_from, 0)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -48,8 +48,8 @@ def finished_trials(sweep_dir: Path) -> list[dict[str, Any]]:
 
 def trials_from_report(report_path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The trials a sweep's ``report.json`` was made from (each seed's scores, steps and minutes, the greedy on
-    the same deals), and its sweep settings and planner, so that the report can be made again without the run folders; a
-    ConfigError where the file is not such a report."""
+    the same deals), and its sweep settings and planner, so that the report can be made again without the run
+    folders; a ConfigError where the file is not such a report."""
     try:
         report = json.loads(report_path.read_text())
         model = "network alone" if (report.get("settings") or {}).get("algorithm") == "expert_iteration" else "ppo"

@@ -200,5 +200,5 @@ def test_golf_search_plays_the_exact_expectimax_move_once_few_stock_cards_are_le
     assert parse_spec(f"search:{model},exact_from=11")[1]["exact_from"] == 11
     assert parse_spec(f"search:{model},exact_from=none")[1]["exact_from"] is None
     for bad in ("-1", "1.5"):
-        with pytest.raises(ValueError, match="exact_from must be a whole number"):
+        with pytest.raises(ValueError, match="exact_from must be a whole number of at least 0"):
             parse_spec(f"search:{model},exact_from={bad}")
