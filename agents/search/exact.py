@@ -1,10 +1,12 @@
 """Exact play where nothing is hidden: search by the rules, not a heuristic.
 
 Once no card is face down (Puss in the Corner once the first pass's pack is dealt out: the take-up and the
-second pass are open; a Golf hole once its stock is turned), the rest of the game is a puzzle with nothing
-hidden, and the project's perfect-knowledge solvers play it exactly. Their move ordering reads the greedy's
-evaluation, which changes how fast a proven line is found, never its value; a line the solver does not
-prove best within its budget is not used (None), so no heuristic's guess stands in for it.
+second pass are open; a Golf hole once its stock is turned; a Miss Milligan family game once its stock is
+dealt out), the rest of the game is a puzzle with nothing hidden, and the project's perfect-knowledge
+solvers play it exactly. Their move ordering reads the greedy's evaluation, which changes how fast a proven
+line is found, never its value; a line the solver does not prove best within its budget is not used (None),
+so no heuristic's guess stands in for it. The family's solver proves wins only (a won game is the best
+score), and it runs without its greedy dives: only its exact depth-first search plays.
 
 Before that, a Golf hole with few stock cards left has an exact move too, for a player who does not see
 the stock order: the expectimax over the orders still possible (:func:`chance_values`, the same search the
@@ -19,6 +21,8 @@ from agents.search.network import value_of
 
 #: Positions a solver may search for one exact value.
 MAX_NODES = 50_000
+#: The Miss Milligan family's games, by name.
+MILLIGAN_FAMILY = ("miss_milligan", "giant", "miss_milligan_pocket")
 
 
 def exact_line(game: Any, state: Any, max_nodes: int = MAX_NODES) -> tuple[float, list[int]] | None:
@@ -39,6 +43,16 @@ def exact_line(game: Any, state: Any, max_nodes: int = MAX_NODES) -> tuple[float
 
         hole = solve_golf(game, state, max_nodes=max_nodes)
         return (value_of(game.name, hole.score), list(hole.moves)) if hole.exact else None
+    if game.name in MILLIGAN_FAMILY:
+        from agents.solvers.milligan import solve as solve_milligan
+
+        solution = solve_milligan(game, state, max_nodes=max_nodes, dives=0)
+        if solution.verdict != "won":
+            return None
+        end = state.copy()
+        for action in solution.moves:
+            game.apply(end, action)
+        return value_of(game.name, game.score(end)), list(solution.moves)
     return None
 
 

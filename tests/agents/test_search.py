@@ -120,6 +120,38 @@ def test_an_open_position_is_played_by_the_solvers_proven_line() -> None:
     assert score_of(game.name, value_of(game.name, 37)) == pytest.approx(37)
 
 
+FAMILY = ["patience_gym/MissMilligan-v0", "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
+
+
+@pytest.mark.parametrize("env_id", FAMILY)
+def test_the_milligan_familys_open_ending_is_played_by_a_proven_win(env_id: str) -> None:
+    """Once the stock is dealt out nothing is hidden: a proven win is the exact line; no value while the stock
+    is face down, nor where the solver proves no win."""
+    import gymnasium as gym
+
+    from agents.baselines.greedy_milligan import MilliganGreedy
+
+    env, greedy, proven = gym.make(env_id), MilliganGreedy(), 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        game, state = env.unwrapped.game, env.unwrapped.state  # type: ignore[attr-defined]
+        assert exact_line(game, state) is None  # the stock face down
+        while game.hidden_count(state) and not game.is_over(state):
+            env.step(greedy.choose(game, state, game.legal_mask(state)))
+        found = None if game.is_over(state) else exact_line(game, state, max_nodes=20_000)
+        if found is None:
+            continue
+        value, line = found
+        end = state.copy()
+        for action in line:
+            game.apply(end, action)
+        assert game.is_over(end) and value == value_of(game.name, game.score(end)) == 1.0
+        proven += 1
+        if proven == 2:
+            break
+    assert proven == 2
+
+
 def test_bad_search_options_and_networks_of_another_game_are_refused_by_name(puss_net: Path, tmp_path: Path) -> None:
     for spec, message in [
         (f"search:{puss_net},sims=0", "sims must be a whole number of at least 1"),
