@@ -9,9 +9,8 @@ verdict as ``benchmarks/results.py``.
 Games (``--game``), their shipped models (``models/<name>.md`` is each one's card), each read with
 its own observation encoding (greedy reads the position itself):
 
-* ``golf``: ``golf_rules`` on Golf-v0's ``rules_moves`` encoding (rules only), and ``golf_moves_decay2``
-  on its ``runs`` encoding;
-* ``golf_round``: the same two Golf models on nine-hole rounds (GolfRound-v0), played hole by hole;
+* ``golf``: ``golf_rules`` on Golf-v0's ``rules_moves`` encoding (rules only);
+* ``golf_round``: the same Golf model on nine-hole rounds (GolfRound-v0), played hole by hole;
 * ``milligan``: ``miss_milligan_moves_critic`` on MissMilligan-v0's ``moves`` encoding;
 * ``giant``: ``giant_rules`` on Giant-v0's ``rules_moves`` encoding (rules only), and
   ``giant_moves_critic_lr3e4_1m`` on its ``moves`` encoding;

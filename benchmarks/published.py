@@ -15,7 +15,7 @@ class Game:
     models: tuple[tuple[str, str], ...]
 
 
-GOLF_MODELS = (("models/golf_rules.zip", "rules_moves"), ("models/golf_moves_decay2.zip", "runs"))
+GOLF_MODELS = (("models/golf_rules.zip", "rules_moves"),)
 
 GAMES = {
     "golf": Game("patience_gym/Golf-v0", True, GOLF_MODELS),

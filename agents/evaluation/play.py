@@ -3,8 +3,8 @@
 Usage::
 
     python -m agents.evaluation.play patience_gym/MissMilligan-v0 --seed 3 --hint-agent planner
-    python -m agents.evaluation.play patience_gym/Golf-v0 --env-kwargs '{"obs_encoding": "runs"}' \\
-        --hint-agent ppo:models/golf_moves_decay2.zip
+    python -m agents.evaluation.play patience_gym/Golf-v0 --env-kwargs '{"obs_encoding": "rules_moves"}' \\
+        --hint-agent ppo:models/golf_rules.zip
 
 The game, its commands and its record are :mod:`patience_gym.play`'s (``python -m
 patience_gym.play`` plays with the greedy heuristic's hints and needs no agents); here

@@ -246,8 +246,8 @@ def test_a_model_named_without_its_zip_suffix_is_evaluated_and_fingerprinted(tmp
     from agents.evaluation.evaluate import agent_settings
     from agents.load import load_for_env
 
-    model = Path(__file__).resolve().parents[2] / "models" / "golf_moves_decay2"
-    env_kwargs = {"obs_encoding": "runs"}
+    model = Path(__file__).resolve().parents[2] / "models" / "golf_rules"
+    env_kwargs = {"obs_encoding": "rules_moves"}
     agent = load_for_env(str(model), GOLF, env_kwargs)
     digest = hashlib.sha256(model.with_suffix(".zip").read_bytes()).hexdigest()
     assert agent_settings(agent, f"ppo:{model}")["model_sha256"] == digest
@@ -282,9 +282,9 @@ def test_evaluate_sharded_refuses_a_model_for_another_game_before_any_shard(monk
 
     sent: list[Any] = []
     monkeypatch.setattr(blocks, "run_resumable", lambda *a, **k: sent.append(a))
-    model = Path(__file__).resolve().parents[2] / "models" / "golf_moves_decay2.zip"
+    model = Path(__file__).resolve().parents[2] / "models" / "golf_rules.zip"
     with pytest.raises(ModelSpecError, match="trained on patience_gym/Golf-v0 .*queens_on_kings"):
-        evaluate_sharded(GOLF, {"obs_encoding": "runs", "queens_on_kings": True}, [f"ppo:{model}"], range(4))
+        evaluate_sharded(GOLF, {"obs_encoding": "rules_moves", "queens_on_kings": True}, [f"ppo:{model}"], range(4))
     assert sent == []
 
 

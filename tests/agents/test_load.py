@@ -185,7 +185,7 @@ def test_slim_keeps_the_policy_and_the_spec_and_drops_the_optimizer_state(stampe
 
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
+GOLF_MODEL = ROOT / "models" / "golf_rules.zip"
 
 
 @pytest.mark.parametrize(
@@ -206,11 +206,11 @@ GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
             'not patience_gym/PussInTheCorner-v0 {"obs_encoding": "moves_replay"}',
         ),
         (
-            "golf_moves_decay2.zip",
+            "golf_rules.zip",
             "patience_gym/Golf-v0",
-            {"obs_encoding": "runs", "queens_on_kings": True},
-            'was trained on patience_gym/Golf-v0 {"obs_encoding": "runs"}, '
-            'not patience_gym/Golf-v0 {"obs_encoding": "runs", "queens_on_kings": true}',
+            {"obs_encoding": "rules_moves", "queens_on_kings": True},
+            'was trained on patience_gym/Golf-v0 {"obs_encoding": "rules_moves"}, '
+            'not patience_gym/Golf-v0 {"obs_encoding": "rules_moves", "queens_on_kings": true}',
         ),
         (
             "golf_rules.zip",
@@ -220,10 +220,10 @@ GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
             'not patience_gym/Golf-v0 {"obs_encoding": "runs"}',
         ),
         (
-            "golf_moves_decay2.zip",
+            "golf_rules.zip",
             "patience_gym/PussInTheCorner-v0",
             {},
-            'was trained on patience_gym/Golf-v0 {"obs_encoding": "runs"}, '
+            'was trained on patience_gym/Golf-v0 {"obs_encoding": "rules_moves"}, '
             'not patience_gym/PussInTheCorner-v0 {"obs_encoding": "ids"}',
         ),
     ],
@@ -246,15 +246,12 @@ def test_a_model_plays_its_own_env_and_a_golf_hole_model_a_round() -> None:
     from agents.load import load_for_env
 
     for env_id, kwargs in [
-        ("patience_gym/Golf-v0", {"obs_encoding": "runs"}),
-        ("patience_gym/Golf-v0", {"obs_encoding": "runs", "queens_on_kings": False}),  # the default, said aloud
-        ("patience_gym/GolfRound-v0", {"obs_encoding": "runs"}),
+        ("patience_gym/Golf-v0", {"obs_encoding": "rules_moves"}),
+        ("patience_gym/Golf-v0", {"obs_encoding": "rules_moves", "queens_on_kings": False}),  # the default, aloud
+        ("patience_gym/GolfRound-v0", {"obs_encoding": "rules_moves"}),  # the hole model plays a round too
     ]:
         agent = load_for_env(GOLF_MODEL, env_id, kwargs)
         assert play_episodes(env_id, agent, [0], kwargs).episodes == 1
-    rules_only = {"obs_encoding": "rules_moves"}  # the rules-only hole model plays a round too
-    agent = load_for_env(ROOT / "models" / "golf_rules.zip", "patience_gym/GolfRound-v0", rules_only)
-    assert play_episodes("patience_gym/GolfRound-v0", agent, [0], rules_only).episodes == 1
 
 
 def test_make_agent_needs_the_env_a_model_will_play() -> None:
@@ -519,48 +516,6 @@ FIRST_MOVES = {
         234,
         521,
     ],
-    "golf_moves_decay2.zip": [
-        7,
-        3,
-        4,
-        2,
-        7,
-        7,
-        0,
-        3,
-        4,
-        7,
-        6,
-        7,
-        0,
-        1,
-        7,
-        7,
-        2,
-        0,
-        1,
-        7,
-        2,
-        7,
-        7,
-        4,
-        1,
-        7,
-        7,
-        7,
-        2,
-        7,
-        1,
-        7,
-        7,
-        5,
-        1,
-        5,
-        7,
-        4,
-        7,
-        1,
-    ],
     "miss_milligan_moves_critic.zip": [
         1009,
         936,
@@ -728,7 +683,7 @@ def test_stamping_a_model_leaves_the_global_random_streams_as_they_were(tmp_path
     import torch
 
     path = tmp_path / "golf.zip"
-    shutil.copy("models/golf_moves_decay2.zip", path)
+    shutil.copy("models/golf_rules.zip", path)
     random.seed(11)
     np.random.seed(11)
     torch.manual_seed(11)
@@ -736,5 +691,5 @@ def test_stamping_a_model_leaves_the_global_random_streams_as_they_were(tmp_path
     random.seed(11)
     np.random.seed(11)
     torch.manual_seed(11)
-    save_model_spec(path, "patience_gym/Golf-v0", {"obs_encoding": "runs"})
+    save_model_spec(path, "patience_gym/Golf-v0", {"obs_encoding": "rules_moves"})
     assert (random.random(), np.random.random(), torch.rand(1).item()) == expected

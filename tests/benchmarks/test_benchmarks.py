@@ -161,8 +161,8 @@ def test_train_speed_baseline_reads_a_config_from_git_history(tmp_path):
 def test_fresh_deals_table_and_verdict(tmp_path, run_benchmark):
     import json
 
-    model = "models/golf_moves_decay2.zip"
-    args = ["--game", "golf", "--episodes", "2", "--models", f"{model}:runs", "--out", str(tmp_path)]
+    model = "models/golf_rules.zip"
+    args = ["--game", "golf", "--episodes", "2", "--models", f"{model}:rules_moves", "--out", str(tmp_path)]
     done = run_benchmark("benchmarks.fresh_deals", *args)
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "golf_fresh_deals.json").read_text())
@@ -170,7 +170,7 @@ def test_fresh_deals_table_and_verdict(tmp_path, run_benchmark):
     assert [r["agent"] for r in run["results"]] == ["greedy", "ppo"] and len(run["scores"]["ppo"]) == 2
     assert run["lower_score_is_better"] and data["seed"] == 100_000
     table = (tmp_path / "golf_fresh_deals.md").read_text()
-    assert "| `models/golf_moves_decay2.zip` (`runs`) |" in table and "| models/golf_moves_decay2.zip |" in table
+    assert "| `models/golf_rules.zip` (`rules_moves`) |" in table and "| models/golf_rules.zip |" in table
     assert "lower score is better" in table
 
 

@@ -175,7 +175,7 @@ def test_command_line_run_saves_in_the_current_folder(tmp_path: Path) -> None:
     assert done.stdout.strip() == "False"
 
 
-GOLF_MODEL = ROOT / "models" / "golf_moves_decay2.zip"
+GOLF_MODEL = ROOT / "models" / "golf_rules.zip"
 
 
 def _refused(argv: list[str], capsys: pytest.CaptureFixture[str], entry: Any = main) -> str:
@@ -214,7 +214,7 @@ def test_bad_seeds_hint_agents_and_record_paths_are_refused_before_the_game(
 
 
 def test_a_ppo_model_gives_hints_for_its_own_game(tmp_path: Path) -> None:
-    argv = ["patience_gym/Golf-v0", "--seed", "2", "--env-kwargs", '{"obs_encoding": "runs"}']
+    argv = ["patience_gym/Golf-v0", "--seed", "2", "--env-kwargs", '{"obs_encoding": "rules_moves"}']
     out = io.StringIO()
     argv += ["--hint-agent", f"ppo:{GOLF_MODEL}", "--record-out", str(tmp_path / "g.json")]
     assert agents_play.main(argv, stdin=io.StringIO("h\nq\n"), stdout=out) == 0

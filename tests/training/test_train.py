@@ -243,11 +243,11 @@ def test_report_models_are_checked_against_the_configs_env(tmp_path):
     """A committed model of the config's env and encoding is accepted as a report agent; one of another game,
     or another encoding, is refused with the config (both named), before any training."""
     settings = SMOKE["patience_gym/Golf-v0"]
-    golf = "ppo:models/golf_moves_decay2.zip"  # Golf-v0, obs_encoding runs
+    golf = "ppo:models/golf_rules.zip"  # Golf-v0, obs_encoding rules_moves
     for encoding, agent, refused in [
-        ("runs", golf, None),
+        ("rules_moves", golf, None),
         ("planes", golf, "was trained on patience_gym/Golf-v0"),
-        ("runs", "ppo:models/puss_moves_replay_all.zip", "was trained on patience_gym/PussInTheCorner-v0"),
+        ("rules_moves", "ppo:models/puss_moves_replay_all.zip", "was trained on patience_gym/PussInTheCorner-v0"),
     ]:
         env_kwargs = {**settings.get("env_kwargs", {}), "obs_encoding": encoding}
         data = {
@@ -330,7 +330,7 @@ def test_golf_moves_config_trains_and_its_model_plays_rounds(tmp_path):
     from agents.evaluation.evaluate import play_episodes
     from agents.ppo import PPOAgent
 
-    config_path = Path(__file__).resolve().parents[2] / "configs" / "golf_moves_decay2.yaml"
+    config_path = Path(__file__).resolve().parents[2] / "configs" / "golf.yaml"
     hole_run = tmp_path / "hole"
     extra = ["--total-timesteps", "2048", "--n-envs", "2", "--report-episodes", "2"]
     assert experiment.main(["--config", str(config_path), "--run-dir", str(hole_run), "--no-progress-bar", *extra]) == 0
