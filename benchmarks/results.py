@@ -75,7 +75,12 @@ RECIPES = (
         search=ConfigRun("golf_search", "Golf-v0-search"),
     ),
     Recipe("patience_gym/GolfRound-v0", ConfigRun("golf_round", "GolfRound-v0"), "golf_round"),
-    Recipe("patience_gym/MissMilligan-v0", ConfigRun("miss_milligan", "MissMilligan-v0"), "milligan"),
+    Recipe(
+        "patience_gym/MissMilligan-v0",
+        ConfigRun("miss_milligan", "MissMilligan-v0"),
+        "milligan",
+        search=ConfigRun("miss_milligan_search", "MissMilligan-v0-search"),
+    ),
     Recipe("patience_gym/Giant-v0", ConfigRun("giant", "Giant-v0"), "giant"),
     Recipe("patience_gym/MissMilliganPocket-v0", ConfigRun("miss_milligan_pocket", "MissMilliganPocket-v0"), "pocket"),
     Recipe(

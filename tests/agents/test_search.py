@@ -175,7 +175,11 @@ def test_bad_search_options_and_networks_of_another_game_are_refused_by_name(pus
 
 @pytest.mark.parametrize(
     ("env_id", "name", "run"),
-    [(PUSS, "puss_search", "PussInTheCorner-v0-search"), ("patience_gym/Golf-v0", "golf_search", "Golf-v0-search")],
+    [
+        (PUSS, "puss_search", "PussInTheCorner-v0-search"),
+        ("patience_gym/Golf-v0", "golf_search", "Golf-v0-search"),
+        ("patience_gym/MissMilligan-v0", "miss_milligan_search", "MissMilligan-v0-search"),
+    ],
 )
 def test_the_published_learned_search_replays_its_report_deal_by_deal(env_id: str, name: str, run: str) -> None:
     """A published learned search's network (models/NAME.zip), alone and searching, scores on the first report
