@@ -6,8 +6,10 @@ stock cards are left, for a player who does not see their order), in ``evaluate`
 
 PATH is a network saved by expert iteration (or any MaskablePPO model on the env's rules-only encoding that
 carries its spec): it is refused by name unless it was trained on the env it is asked to play, with the same
-rule options and encoding. The agent plays without Gumbel noise (the best candidates of its prior) and draws
-its worlds from a generator seeded by the deal, so a game is the same twice.
+rule options and encoding. A game made of parts plays each part as a game of its own: nine-hole Golf is
+searched hole by hole with a Golf network (the holes' scores add up, and no hole's cards tell of another's).
+The agent plays without Gumbel noise (the best candidates of its prior) and draws its worlds from a
+generator seeded by the deal, so a game is the same twice.
 """
 
 from __future__ import annotations
@@ -53,19 +55,29 @@ class SearchAgent(Agent):
             raise ValueError(f"the search's root must be one of {', '.join(ROOTS)}, got {root!r}")
         self.net = PolicyValue.load(path, env_id, env_kwargs)
         env = gym.make(env_id, **dict(env_kwargs or {}))
-        game = env.unwrapped.game  # type: ignore[attr-defined]
-        observer = make_observer(game, env.unwrapped.obs_encoding)  # type: ignore[attr-defined]
+        env.reset(seed=0)
+        unwrapped: PatienceEnv = env.unwrapped  # type: ignore[assignment]
+        game, _ = unwrapped.game.stage(unwrapped.state)  # a round's hole: the search plays it as a game
+        observer = make_observer(game, unwrapped.obs_encoding)
         exact = None if exact_from is None else int(exact_from)
         config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered), root=root, exact_from=exact)
         self.search = GumbelSearch(game, observer.observe, self.net, config)
         self.rng = np.random.default_rng(0)
+        self._part: Any = None  # the part in play (a round's hole), where the game is made of parts
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self.search.new_game()
+        self._part = None
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        return self.search.run(env.state, self.rng, gumbel=False).action
+        game, position = env.game.stage(env.state)
+        if game is not env.game:  # each hole of a round is a game of its own: its hidden cards, its score
+            part = env.game.info(env.state).get("hole")
+            if part != self._part:
+                self._part = part
+                self.search.new_game()
+        return self.search.run(position, self.rng, gumbel=False).action
 
 
 def check_budget(sims: Any, seconds: Any, considered: Any) -> None:

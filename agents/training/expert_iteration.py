@@ -90,6 +90,10 @@ class ExItConfig:
     #: A MaskablePPO model of this env, rules and encoding, with the config's network, trained from the rules
     #: alone (no teacher): generation 0 starts from its weights instead of random ones (see :func:`new_network`).
     warm_start: Annotated[str, Strict()] | None = None
+    #: The network of another env's expert-iteration run, with the same encoding, network and score scale (a
+    #: game of the same family): generation 0 starts from all its weights, its value included (see
+    #: :func:`transfer_weights`).
+    transfer_from: Annotated[str, Strict()] | None = None
     jobs: Count = 2  # self-play processes
     report: ExItReport = dataclasses.field(default_factory=ExItReport)
 
@@ -97,6 +101,8 @@ class ExItConfig:
         encoding = self.env_kwargs.get("obs_encoding")
         if encoding not in RULES_ONLY:
             raise ValueError(f"env_kwargs.obs_encoding must be a rules-only encoding ({', '.join(RULES_ONLY)})")
+        if self.warm_start is not None and self.transfer_from is not None:
+            raise ValueError("give warm_start (a PPO model of this env) or transfer_from (another env's), not both")
 
 
 _CONFIG = TypeAdapter(ExItConfig)
@@ -170,6 +176,8 @@ def new_network(config: ExItConfig, seed: int) -> Any:
         raise ConfigError(f"{config.env_id}.network: {' '.join(str(exc).split())}") from None
     if config.warm_start is not None:
         warm_weights(model, config)
+    if config.transfer_from is not None:
+        transfer_weights(model, config)
     return model
 
 
@@ -196,6 +204,44 @@ def warm_weights(model: Any, config: ExItConfig) -> None:
     with th.no_grad():
         model.policy.value_net.weight.zero_()
         model.policy.value_net.bias.fill_(0.5)
+
+
+def transfer_weights(model: Any, config: ExItConfig) -> None:
+    """Give ``model`` all the weights of ``transfer_from``: the network of another env's expert-iteration run
+    (its card is that run's report), refused by name unless it has the config's encoding, observation and
+    action shapes, network and score scale. Its value is kept: it is a final value on the same scale. Such a
+    network learnt from its own search alone, so nothing heuristic comes with it."""
+    from agents.load import ModelSpecError, load, read_model_spec
+    from agents.search.network import SCORE_RANGE
+
+    where = f"{config.env_id}.transfer_from {config.transfer_from}"
+    try:
+        spec = read_model_spec(str(config.transfer_from))
+        if spec is None:
+            raise ModelSpecError("it carries no spec (what it was trained on)")
+        if not (spec.card or "").startswith(f"# {spec.env_id}: expert iteration"):
+            raise ModelSpecError("it is not an expert-iteration network (its card is not such a run's report)")
+        donor = load(str(config.transfer_from)).model
+    except (ModelSpecError, OSError, ValueError) as exc:
+        raise ConfigError(f"{where}: {' '.join(str(exc).split())}") from None
+    import gymnasium as gym
+
+    ours = gym.make(config.env_id, **config.env_kwargs).unwrapped
+    theirs = gym.make(spec.env_id, **spec.make_kwargs()).unwrapped
+    problems = {
+        "encoding": (spec.obs_encoding, ours.obs_encoding),  # type: ignore[attr-defined]
+        "observation shape": (tuple(spec.observation_shape), ours.observation_space.shape),
+        "actions": (spec.num_actions, int(ours.action_space.n)),  # type: ignore[attr-defined]
+        "score scale": (SCORE_RANGE[theirs.game.name], SCORE_RANGE[ours.game.name]),  # type: ignore[attr-defined]
+    }
+    for name, (given, wanted) in problems.items():
+        if given != wanted:
+            raise ConfigError(f"{where}: it was trained on {spec.env_id}, whose {name} is {given}, not {wanted}")
+    try:
+        model.policy.load_state_dict(donor.policy.state_dict())
+    except RuntimeError as exc:
+        problem = " ".join(str(exc).split())[:300]
+        raise ConfigError(f"{where}: its network is not the config's network ({problem})") from None
 
 
 def save_network(model: Any, path: Path, config: ExItConfig) -> None:

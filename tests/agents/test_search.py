@@ -20,6 +20,7 @@ from patience_gym.games.puss import PussInTheCorner
 from tests.helpers import Sealed
 
 PUSS = "patience_gym/PussInTheCorner-v0"
+GOLF_NET = Path(__file__).resolve().parents[2] / "models" / "golf_search.zip"
 RULES = {"obs_encoding": "rules_moves"}
 NETWORK = {
     "features_extractor_class": "agents.training.networks.MoveRows",
@@ -202,7 +203,7 @@ def test_golf_search_plays_the_exact_expectimax_move_once_few_stock_cards_are_le
     from agents.solvers.golf_expectimax import action_values
 
     golf = "patience_gym/Golf-v0"
-    model = Path(__file__).resolve().parents[2] / "models" / "golf_search.zip"
+    model = GOLF_NET
     agent = make_agent(f"search:{model},exact_from=6", "golf", env_id=golf, env_kwargs=RULES)
     search = agent.search  # type: ignore[attr-defined]
     import gymnasium as gym
@@ -238,3 +239,32 @@ def test_golf_search_plays_the_exact_expectimax_move_once_few_stock_cards_are_le
     for bad in ("-1", "1.5"):
         with pytest.raises(ValueError, match="exact_from must be a whole number of at least 0"):
             parse_spec(f"search:{model},exact_from={bad}")
+
+
+def test_nine_hole_golf_is_searched_hole_by_hole_with_a_golf_network() -> None:
+    """``search:PATH`` on ``GolfRound-v0`` with a Golf network: each hole is searched as a game of its own (the
+    hole's position, its hidden cards, a fresh game at each hole), and the round is played to its end."""
+    from patience_gym.games.golf import Golf, GolfState
+
+    round_id = "patience_gym/GolfRound-v0"
+    agent = make_agent(f"search:{GOLF_NET},sims=2", "golf_round", env_id=round_id, env_kwargs=RULES)
+    search = agent.search  # type: ignore[attr-defined]
+    assert isinstance(search.game, Golf)
+    searched: list[Any] = []
+    run, new_game = search.run, search.new_game
+    search.run = lambda state, *args, **kwargs: searched.append(state) or run(state, *args, **kwargs)
+    games = [0]
+    search.new_game = lambda: games.__setitem__(0, games[0] + 1) or new_game()
+    import gymnasium as gym
+
+    env = gym.make(round_id, **RULES)
+    obs, info = env.reset(seed=4)
+    agent.reset(4)
+    done, holes = False, set()
+    while not done:
+        holes.add(info["hole"])
+        obs, _, terminated, truncated, info = env.step(agent.act(env.unwrapped, obs, info["action_mask"]))  # type: ignore[arg-type]
+        done = terminated or truncated
+    assert holes == set(range(1, 10)) and len(info["hole_scores"]) == 9
+    assert searched and all(isinstance(state, GolfState) for state in searched)
+    assert games[0] == 1 + 9  # the reset's, then one a hole

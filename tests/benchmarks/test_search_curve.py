@@ -43,3 +43,29 @@ def test_the_exact_ending_adds_its_own_search_at_every_budget() -> None:
     exact = [(spec, budget) for kind, spec, budget in specs if kind == "learned search, exact from 11"]
     assert exact == [("search:m.zip,seconds=0.01,exact_from=11", 0.01), ("search:m.zip,seconds=0.1,exact_from=11", 0.1)]
     assert not any("exact_from" in spec for _, spec, _ in search_curve.agent_specs("m.zip", [0.01]))
+
+
+def test_the_planner_can_be_read_from_the_planners_table_and_the_search_given_sims(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--planner-from``: the planner's default row is the table's (its per-deal scores paired as if played
+    here), refused by name where the table played other deals; ``--sims`` adds the search at that budget."""
+    model = network(tmp_path)
+    table = {"seed": 0, "rows": [{"env": "patience_gym/PussInTheCorner-v0", "agent": "planner", "episodes": 2,
+                                  "scores": [52.0, 40.0], "win_rate": 0.5, "win_ci95": [0.1, 0.9],
+                                  "mean_moves": 180.0, "seconds": 2.0}]}  # fmt: skip
+    (tmp_path / "planners.json").write_text(json.dumps(table))
+    argv = ["--game", "puss", "--model", str(model), "--episodes", "2", "--seed", "0", "--seconds", "--sims", "2",
+            "--planner-from", str(tmp_path / "planners.json"), "--out", str(tmp_path)]  # fmt: skip
+    search_curve.main(argv)
+    data = json.loads((tmp_path / "search_curve_puss.json").read_text())
+    rows = {row["spec"]: row for row in data["rows"]}
+    assert list(rows) == ["greedy", f"ppo:{model}", "planner", f"search:{model},sims=2"]
+    assert rows["planner"]["mean_score"] == 46.0 and rows["planner"]["win_rate"] == 0.5
+    assert data["planner_from"] == str(tmp_path / "planners.json")
+    capsys.readouterr()
+    for changed in (["--seed", "1"], ["--episodes", "3"]):
+        with pytest.raises(SystemExit):
+            search_curve.main([*argv, *changed, "--out", str(tmp_path / "never")])
+        assert "the planner played 2 deals of patience_gym/PussInTheCorner-v0 from seed 0" in capsys.readouterr().err
+    assert not (tmp_path / "never").exists()

@@ -256,3 +256,40 @@ def test_golf_self_play_with_the_exact_ending_keeps_its_moves_and_names_it_in_it
     assert "exact_from" not in plain.describe() and '"exact_from": 6' in exact.describe()
     one_hot = [int((play_games(shard).policies == 1.0).sum()) for shard in (plain, exact)]
     assert one_hot[1] > one_hot[0]
+
+
+def test_a_transfer_takes_another_env_s_expert_iteration_network_whole_and_refuses_what_does_not_fit(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """``transfer_from``: generation 0 has every weight of another env's expert-iteration network, its value
+    included (a final value on the same scale); a network that is not expert iteration's, one of another encoding
+    shape or score scale, another network, or both warm starts at once, is refused by name in one line, before
+    any game."""
+    import torch as th
+
+    from agents.load import save_model_spec
+
+    pocket = "patience_gym/MissMilliganPocket-v0"
+    pocket_settings = {**TINY[PUSS], "report": {**TINY[PUSS]["report"], "agents": ["greedy"]}}
+    donor_config = load_exit_config(write(tmp_path / "donor.yaml", {pocket: pocket_settings}))
+    donor = new_network(donor_config, seed=3)
+    save_network(donor, tmp_path / "donor.zip", donor_config)
+    report = f"# {pocket}: expert iteration\n"  # the card a run's report gives its network
+    save_model_spec(tmp_path / "donor.zip", pocket, {"obs_encoding": "rules_moves"}, card=report)
+    settings = {**pocket_settings, "transfer_from": str(tmp_path / "donor.zip")}
+    model = new_network(load_exit_config(write(tmp_path / "c.yaml", {"patience_gym/Giant-v0": settings})), seed=0)
+    theirs, ours = donor.policy.state_dict(), model.policy.state_dict()
+    assert theirs.keys() == ours.keys() and all(th.equal(theirs[k], ours[k]) for k in theirs)
+    save_network(donor, tmp_path / "plain.zip", donor_config)  # no report for a card: not known to be expert iteration
+    wider = {**pocket_settings["network"], "features_extractor_kwargs": {"hidden": 32}}
+    for env_id, change, message in [
+        ("patience_gym/Giant-v0", {"transfer_from": str(tmp_path / "plain.zip")}, "not an expert-iteration network"),
+        (PUSS, {}, "observation shape"),
+        ("patience_gym/Giant-v0", {"network": wider}, "is not the config's network"),
+        ("patience_gym/Giant-v0", {"warm_start": str(tmp_path / "donor.zip")}, "not both"),
+    ]:
+        config = write(tmp_path / "bad.yaml", {env_id: {**settings, **change}})
+        assert cli.main(["--config", str(config), "--run-dir", str(tmp_path / "never")]) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], (change, lines)
+        assert not (tmp_path / "never").exists()
