@@ -196,11 +196,7 @@ def warm_weights(model: Any, config: ExItConfig) -> None:
         warm = load_for_env(str(config.warm_start), config.env_id, config.env_kwargs).model
     except (ModelSpecError, OSError, ValueError) as exc:
         raise ConfigError(f"{where}: {' '.join(str(exc).split())}") from None
-    try:
-        model.policy.load_state_dict(warm.policy.state_dict())
-    except RuntimeError as exc:
-        problem = " ".join(str(exc).split())[:300]
-        raise ConfigError(f"{where}: its network is not the config's network ({problem})") from None
+    copy_weights(model, warm, where)
     with th.no_grad():
         model.policy.value_net.weight.zero_()
         model.policy.value_net.bias.fill_(0.5)
@@ -237,6 +233,11 @@ def transfer_weights(model: Any, config: ExItConfig) -> None:
     for name, (given, wanted) in problems.items():
         if given != wanted:
             raise ConfigError(f"{where}: it was trained on {spec.env_id}, whose {name} is {given}, not {wanted}")
+    copy_weights(model, donor, where)
+
+
+def copy_weights(model: Any, donor: Any, where: str) -> None:
+    """Give ``model`` every weight of ``donor``; a ConfigError naming ``where`` if the networks differ."""
     try:
         model.policy.load_state_dict(donor.policy.state_dict())
     except RuntimeError as exc:
