@@ -359,6 +359,11 @@ class Game(ABC, Generic[S]):
         parts (a round of holes) the part in play, so an agent of the part can play it."""
         return self, state
 
+    def part(self, state: S) -> int:
+        """Which part of the game is in play, counted from 0 (a round's hole); always 0 for a game of one
+        part. An agent of the part (:meth:`stage`) treats each new part as a game of its own."""
+        return 0
+
     def info(self, state: S) -> dict[str, Any]:
         """Extra per-step information for the env's ``info`` dict."""
         return {}

@@ -64,12 +64,16 @@ class GolfPlanner(DeterminizationPlanner):
         self.stats["exact"] = 0
         self.stats["exact_given_up"] = 0
         self._given_up: tuple[int, int] = (-1, -1)  # (stock left, links left) where the exact search ran out
+        self._part = 0  # the hole in play of a round (:meth:`patience_gym.core.Game.part`)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._given_up = (-1, -1)
+        self._given_up, self._part = (-1, -1), 0
 
     def position(self, env: PatienceEnv) -> tuple[Golf, GolfState]:
+        part = env.game.part(env.state)
+        if part != self._part:  # a new hole: where the exact search ran out in the last one says nothing here
+            self._given_up, self._part = (-1, -1), part
         return hole_in_play(env.game, env.state)
 
     def shortcut(self, game: Golf, state: GolfState, legal: list[int]) -> int | None:

@@ -63,20 +63,19 @@ class SearchAgent(Agent):
         config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered), root=root, exact_from=exact)
         self.search = GumbelSearch(game, observer.observe, self.net, config)
         self.rng = np.random.default_rng(0)
-        self._part: Any = None  # the part in play (a round's hole), where the game is made of parts
+        self._part = 0  # the part in play (a round's hole, :meth:`patience_gym.core.Game.part`)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self.search.new_game()
-        self._part = None
+        self._part = 0
 
     def act(self, env: PatienceEnv, obs: np.ndarray, mask: np.ndarray) -> int:
-        game, position = env.game.stage(env.state)
-        if game is not env.game:  # each hole of a round is a game of its own: its hidden cards, its score
-            part = env.game.info(env.state).get("hole")
-            if part != self._part:
-                self._part = part
-                self.search.new_game()
+        _, position = env.game.stage(env.state)
+        part = env.game.part(env.state)
+        if part != self._part:  # each hole of a round is a game of its own: its hidden cards, its score
+            self._part = part
+            self.search.new_game()
         return self.search.run(position, self.rng, gumbel=False).action
 
 

@@ -467,6 +467,9 @@ class GolfRound(Game[GolfRoundState]):
     def stage(self, state: GolfRoundState) -> tuple[Game[Any], Any]:
         return self.hole_game, state.hole_state
 
+    def part(self, state: GolfRoundState) -> int:
+        return state.hole
+
     def info(self, state: GolfRoundState) -> dict[str, Any]:
         return {"hole": state.hole + 1, "hole_scores": list(state.hole_scores)}
 

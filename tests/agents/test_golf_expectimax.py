@@ -193,6 +193,26 @@ def test_planner_falls_back_to_sampling_and_waits_for_the_next_card() -> None:
         GolfPlanner(exact_from=-1)
 
 
+def test_planner_tries_the_exact_search_afresh_at_each_hole_of_a_round() -> None:
+    """Where the exact search ran out (a stock count, a link count) is kept for the turn only: the next hole
+    of a round at the same counts is tried again (it was once skipped there, a give-up of an earlier hole)."""
+    from patience_gym.games.golf import GolfRound, GolfRoundState
+
+    round_game = GolfRound()
+    rng = np.random.default_rng(9)
+    planner = small_planner(exact_from=16, exact_positions=0)
+    planner.reset(0)
+    hole = mid_hole(round_game.hole_game, rng, 10)
+    while len(round_game.hole_game.legal_actions(hole)) < 2:
+        hole = mid_hole(round_game.hole_game, rng, 10)
+    first = round_game.init(rng)
+    first.hole_state = hole
+    second = GolfRoundState(hole.copy(), 1, [5], first.deals, first.rules)  # the same counts, at hole 2
+    for state, given_up in ((first, 1), (first, 1), (second, 2), (second, 2)):
+        planner.act(SimpleNamespace(game=round_game, state=state), np.zeros(1), round_game.legal_mask(state))  # type: ignore[arg-type]
+        assert planner.stats["exact_given_up"] == given_up
+
+
 def test_planner_exact_moves_never_read_the_stock() -> None:
     game = Golf()
     rng = np.random.default_rng(10)

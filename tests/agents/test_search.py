@@ -267,4 +267,4 @@ def test_nine_hole_golf_is_searched_hole_by_hole_with_a_golf_network() -> None:
         done = terminated or truncated
     assert holes == set(range(1, 10)) and len(info["hole_scores"]) == 9
     assert searched and all(isinstance(state, GolfState) for state in searched)
-    assert games[0] == 1 + 9  # the reset's, then one a hole
+    assert games[0] == 1 + 8  # the reset's (hole 1), then one at each hole after it (Game.part)

@@ -389,6 +389,9 @@ def test_round_plays_nine_holes_and_reports_scores():
         obs, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         total += reward
         holes_seen.add(int(obs[-1]))
+        game, state = env.unwrapped.game, env.unwrapped.state
+        assert game.part(state) == info["hole"] - 1  # the part in play: the hole, from 0
+        assert game.stage(state)[0].part(game.stage(state)[1]) == 0  # a hole is a game of one part
         assert not truncated
     assert holes_seen == set(range(9))
     assert len(info["hole_scores"]) == 9 and info["score"] == sum(info["hole_scores"])
