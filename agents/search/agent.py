@@ -27,20 +27,9 @@ from patience_gym.env import PatienceEnv
 from patience_gym.features import make_observer
 
 #: The options of ``search:PATH,...`` and their defaults.
-OPTIONS: dict[str, Any] = {
-    "sims": 16,
-    "seconds": None,
-    "considered": 16,
-    "root": "halving",
-    "exact_from": None,
-    "leaf": "value",
-}
+OPTIONS: dict[str, Any] = {"sims": 16, "seconds": None, "considered": 16, "root": "halving", "exact_from": None}
 #: The root searches ``root=`` names.
 ROOTS = ("halving", "flat")
-#: The leaf valuations ``leaf=`` names (:attr:`agents.search.gumbel.SearchConfig.leaf`).
-LEAVES = ("value", "rollout")
-#: The options that name one of a few choices.
-CHOICES = {"root": ROOTS, "leaf": LEAVES}
 
 
 class SearchAgent(Agent):
@@ -59,13 +48,11 @@ class SearchAgent(Agent):
         considered: int = 16,
         root: str = "halving",
         exact_from: int | None = None,
-        leaf: str = "value",
     ) -> None:
         check_budget(sims, seconds, considered)
         check_exact_from(exact_from)
-        for name, value in (("root", root), ("leaf", leaf)):
-            if value not in CHOICES[name]:
-                raise ValueError(f"the search's {name} must be one of {', '.join(CHOICES[name])}, got {value!r}")
+        if root not in ROOTS:
+            raise ValueError(f"the search's root must be one of {', '.join(ROOTS)}, got {root!r}")
         self.net = PolicyValue.load(path, env_id, env_kwargs)
         env = gym.make(env_id, **dict(env_kwargs or {}))
         env.reset(seed=0)
@@ -73,9 +60,7 @@ class SearchAgent(Agent):
         game, _ = unwrapped.game.stage(unwrapped.state)  # a round's hole: the search plays it as a game
         observer = make_observer(game, unwrapped.obs_encoding)
         exact = None if exact_from is None else int(exact_from)
-        config = SearchConfig(
-            sims=int(sims), seconds=seconds, considered=int(considered), root=root, exact_from=exact, leaf=leaf
-        )
+        config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered), root=root, exact_from=exact)
         self.search = GumbelSearch(game, observer.observe, self.net, config)
         self.rng = np.random.default_rng(0)
         self._part = 0  # the part in play (a round's hole, :meth:`patience_gym.core.Game.part`)
@@ -125,9 +110,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         name, eq, text = item.partition("=")
         if not eq or name not in OPTIONS:
             raise ValueError(f"agent {spec!r}: unknown search option {item!r}; the search takes {', '.join(OPTIONS)}")
-        if name in CHOICES:
-            if text not in CHOICES[name]:
-                raise ValueError(f"agent {spec!r}: {name} must be one of {', '.join(CHOICES[name])}, got {text!r}")
+        if name == "root":
+            if text not in ROOTS:
+                raise ValueError(f"agent {spec!r}: root must be one of {', '.join(ROOTS)}, got {text!r}")
             options[name] = text
             continue
         try:
@@ -144,4 +129,4 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise ValueError(f"agent {spec!r}: {exc}") from None
     budget = {"sims": int(merged["sims"]), "seconds": merged["seconds"], "considered": int(merged["considered"])}
     exact = None if merged["exact_from"] is None else int(merged["exact_from"])
-    return path, {**budget, "root": merged["root"], "exact_from": exact, "leaf": merged["leaf"]}
+    return path, {**budget, "root": merged["root"], "exact_from": exact}

@@ -54,12 +54,6 @@ class SearchConfig:
     exact_from: int | None = None
     #: Chance positions that expectimax may take; a move that needs more is searched (tried again a card later).
     exact_positions: int = 1_000_000
-    #: How a leaf is valued: "value", the network's value of the position; "rollout", the position played on in
-    #: its world by the network's best move (all the leaves of a round in one batch a step) until the game ends
-    #: or nothing is hidden (then the exact value, where the solver proves one), or for ``rollout_moves`` moves
-    #: (then the network's value).
-    leaf: str = "value"
-    rollout_moves: int = 1_000
     c_visit: float = 50.0
     c_scale: float = 1.0
 
@@ -208,11 +202,9 @@ class GumbelSearch:
         known: dict[int, float] = {}
         pending: list[tuple[int, np.ndarray, np.ndarray]] = []
         results: list[tuple[int, float | None]] = []
-        rollout = self.config.leaf == "rollout"
-        worlds: list[Any] = []
         for action in actions:
-            if action not in chance:  # a rollout meets the cards to come: a new world at every visit
-                chance[action] = rollout or game.chance(state, action) is not None
+            if action not in chance:
+                chance[action] = game.chance(state, action) is not None
             if not chance[action] and action in known:
                 results.append((action, known[action]))
                 continue
@@ -221,52 +213,17 @@ class GumbelSearch:
             value = self.leaf_exact(world)
             if value is None:
                 pending.append((len(results), self.observe(world), np.asarray(game.legal_mask(world), dtype=bool)))
-                worlds.append(world)
             elif not chance[action]:
                 known[action] = value
             results.append((action, value))
         if pending:
-            if rollout:
-                values = self.rollout_values(worlds)
-            else:
-                _, values = self.net.evaluate(np.stack([p[1] for p in pending]), np.stack([p[2] for p in pending]))
+            _, values = self.net.evaluate(np.stack([p[1] for p in pending]), np.stack([p[2] for p in pending]))
             for (index, _, _), value in zip(pending, values, strict=True):
                 action = results[index][0]
                 results[index] = (action, float(value))
                 if not chance[action]:
                     known[action] = float(value)
         return [(a, float(v)) for a, v in results if v is not None]
-
-    def rollout_values(self, worlds: list[Any]) -> np.ndarray:
-        """Each world (changed in place) played on by the network's most likely move, one network pass a step
-        for all the worlds with a choice, until its game ends or nothing is hidden and the solver proves its
-        value (:meth:`leaf_exact`), or ``rollout_moves`` moves have gone: then the network's value."""
-        game = self.game
-        values = np.full(len(worlds), np.nan)
-        live = list(range(len(worlds)))
-        for _ in range(self.config.rollout_moves):
-            masks = {i: np.asarray(game.legal_mask(worlds[i]), dtype=bool) for i in live}
-            choosing = [i for i in live if masks[i].sum() > 1]
-            moves = {i: int(np.flatnonzero(masks[i])[0]) for i in live if i not in choosing}
-            if choosing:
-                observed = np.stack([self.observe(worlds[i]) for i in choosing])
-                log_prior, _ = self.net.evaluate(observed, np.stack([masks[i] for i in choosing]))
-                moves.update((i, int(np.argmax(row))) for i, row in zip(choosing, log_prior, strict=True))
-            still = []
-            for i in live:
-                game.apply(worlds[i], moves[i])
-                value = self.leaf_exact(worlds[i])
-                if value is None:
-                    still.append(i)
-                else:
-                    values[i] = value
-            live = still
-            if not live:
-                return values
-        masks_left = np.stack([np.asarray(game.legal_mask(worlds[i]), dtype=bool) for i in live])
-        _, left = self.net.evaluate(np.stack([self.observe(worlds[i]) for i in live]), masks_left)
-        values[live] = left
-        return values
 
     def leaf_exact(self, world: Any) -> float | None:
         """A leaf's exact value where nothing is hidden (kept for the game: the same open position recurs); none
