@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents.evaluation.evaluate import format_share, mean_ci95
+from agents.search.exact import MAX_NODES
 from benchmarks import RESULTS
 from benchmarks.published import GAMES
 
@@ -263,6 +264,8 @@ def _search_lines(env: str, config: str, run: dict[str, Any], sweep: dict[str, A
         elif row["agent"].startswith("search"):
             encoding = run["env_kwargs"].get("obs_encoding", "ids")
             sims = f"{run['search_sims']} sims a move"
+            if run.get("search_exact_nodes", MAX_NODES) != MAX_NODES:
+                sims += f", exact line within {run['search_exact_nodes']:,} positions"
             what = f"learned search, expert iteration, `{config}` (`{encoding}`, rules only, {sims})"
         else:
             continue

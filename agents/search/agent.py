@@ -1,8 +1,8 @@
 """The learned search as an agent: ``search:PATH`` (options ``sims=16``, or ``seconds=0.05`` a move,
 ``considered=16``, ``root=halving`` or ``root=flat``: determinized Monte Carlo over every move, the baseline
-the halving was chosen against, and for Golf ``exact_from=11``: the exact expectimax's move once at most 11
-stock cards are left, for a player who does not see their order), in ``evaluate``, ``watch`` and
-``play --hint-agent``.
+the halving was chosen against, ``exact_nodes=50000``: the positions the solver may search for the exact line
+once nothing is hidden, and for Golf ``exact_from=11``: the exact expectimax's move once at most 11 stock cards
+are left, for a player who does not see their order), in ``evaluate``, ``watch`` and ``play --hint-agent``.
 
 PATH is a network saved by expert iteration (or any MaskablePPO model on the env's rules-only encoding that
 carries its spec): it is refused by name unless it was trained on the env it is asked to play, with the same
@@ -21,13 +21,21 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
+from agents.search.exact import MAX_NODES
 from agents.search.gumbel import GumbelSearch, SearchConfig
 from agents.search.network import PolicyValue
 from patience_gym.env import PatienceEnv
 from patience_gym.features import make_observer
 
 #: The options of ``search:PATH,...`` and their defaults.
-OPTIONS: dict[str, Any] = {"sims": 16, "seconds": None, "considered": 16, "root": "halving", "exact_from": None}
+OPTIONS: dict[str, Any] = {
+    "sims": 16,
+    "seconds": None,
+    "considered": 16,
+    "root": "halving",
+    "exact_from": None,
+    "exact_nodes": MAX_NODES,
+}
 #: The root searches ``root=`` names.
 ROOTS = ("halving", "flat")
 
@@ -48,8 +56,10 @@ class SearchAgent(Agent):
         considered: int = 16,
         root: str = "halving",
         exact_from: int | None = None,
+        exact_nodes: int = MAX_NODES,
     ) -> None:
         check_budget(sims, seconds, considered)
+        check_whole("exact_nodes", exact_nodes, 1)
         check_exact_from(exact_from)
         if root not in ROOTS:
             raise ValueError(f"the search's root must be one of {', '.join(ROOTS)}, got {root!r}")
@@ -60,7 +70,14 @@ class SearchAgent(Agent):
         game, _ = unwrapped.game.stage(unwrapped.state)  # a round's hole: the search plays it as a game
         observer = make_observer(game, unwrapped.obs_encoding)
         exact = None if exact_from is None else int(exact_from)
-        config = SearchConfig(sims=int(sims), seconds=seconds, considered=int(considered), root=root, exact_from=exact)
+        config = SearchConfig(
+            sims=int(sims),
+            seconds=seconds,
+            considered=int(considered),
+            root=root,
+            exact_from=exact,
+            exact_nodes=int(exact_nodes),
+        )
         self.search = GumbelSearch(game, observer.observe, self.net, config)
         self.rng = np.random.default_rng(0)
         self._part = 0  # the part in play (a round's hole, :meth:`patience_gym.core.Game.part`)
@@ -125,8 +142,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     check_budget(merged["sims"], merged["seconds"], merged["considered"])
     try:
         check_exact_from(merged["exact_from"])
+        check_whole("exact_nodes", merged["exact_nodes"], 1)
     except ValueError as exc:
         raise ValueError(f"agent {spec!r}: {exc}") from None
     budget = {"sims": int(merged["sims"]), "seconds": merged["seconds"], "considered": int(merged["considered"])}
     exact = None if merged["exact_from"] is None else int(merged["exact_from"])
-    return path, {**budget, "root": merged["root"], "exact_from": exact}
+    return path, {**budget, "root": merged["root"], "exact_from": exact, "exact_nodes": int(merged["exact_nodes"])}

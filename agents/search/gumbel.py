@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.search.exact import chance_values, exact_line, exact_value
+from agents.search.exact import MAX_NODES, chance_values, exact_line, exact_value
 from agents.search.network import PolicyValue
 
 
@@ -46,7 +46,7 @@ class SearchConfig:
     root: str = "halving"
     #: Positions the solver may search for the exact line from a position where nothing is hidden; a position
     #: it cannot prove within them is played by the search, and the line is not sought again in that game.
-    exact_nodes: int = 50_000
+    exact_nodes: int = MAX_NODES
     #: Positions the solver may search for a leaf's exact value (a leaf it cannot prove is valued by the network).
     leaf_exact_nodes: int = 2_000
     #: Golf: with at most this many stock cards left, the move is the exact expectimax's for a player who does

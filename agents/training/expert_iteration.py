@@ -40,6 +40,7 @@ from pydantic import Field, Strict, TypeAdapter, ValidationError
 from pydantic.dataclasses import dataclass
 
 from agents.pydantic_errors import one_line
+from agents.search.exact import MAX_NODES
 from agents.training.config import _STRICT, TRAIN_SEED_BASE, ConfigError, Count, Real, Seed, UniqueKeyLoader
 from agents.training.self_play import Games, SelfPlayShard, digest, self_play
 
@@ -56,6 +57,8 @@ class SearchSettings:
     #: Golf: with at most this many stock cards left, the exact expectimax's move (:mod:`agents.search.exact`),
     #: in self-play and in the report's search; None: off.
     exact_from: Annotated[int, Strict(), Field(ge=0)] | None = None
+    #: Positions the solver may search for the exact line once nothing is hidden, in self-play.
+    exact_nodes: Count = MAX_NODES
 
 
 @dataclass(config=_STRICT)
@@ -66,6 +69,7 @@ class ExItReport:
     seed: Seed = 0
     agents: list[Annotated[str, Strict()]] = dataclasses.field(default_factory=lambda: ["greedy", "planner"])
     sims: Count = 16  # the search's budget in the report
+    exact_nodes: Count = MAX_NODES  # the report's search's budget for the exact line where nothing is hidden
     jobs: Count = 1
 
 
@@ -312,6 +316,7 @@ def shards_of(config: ExItConfig, network: Path, generation: int, seed: int) -> 
             generation,
             tuple(seeds[i : i + config.shard_size]),
             config.search.exact_from,
+            config.search.exact_nodes,
         )
         for i in range(0, len(seeds), config.shard_size)
     ]
@@ -399,11 +404,15 @@ def write_report(config: ExItConfig, run_dir: Path) -> str:
 
     model = run_dir / "model.zip"
     exact = "" if config.search.exact_from is None else f",exact_from={config.search.exact_from}"
+    if config.report.exact_nodes != MAX_NODES:
+        exact += f",exact_nodes={config.report.exact_nodes}"
     specs = [f"ppo:{model}", f"search:{model},sims={config.report.sims}{exact}", *config.report.agents]
     results = evaluate(
         config.env_id, specs, config.report.episodes, config.report.seed, config.env_kwargs, config.report.jobs
     )
     ending = "" if config.search.exact_from is None else f", exact from {config.search.exact_from}"
+    if config.report.exact_nodes != MAX_NODES:
+        ending += f", exact line within {config.report.exact_nodes:,} positions"
     labels = ["network alone", f"search ({config.report.sims} sims{ending})", *config.report.agents]
     results = [dataclasses.replace(r, agent=label) for r, label in zip(results, labels, strict=True)]
     import gymnasium as gym
@@ -422,6 +431,7 @@ def write_report(config: ExItConfig, run_dir: Path) -> str:
         "lower_score_is_better": lower,
         "search_sims": config.report.sims,  # the search's budget in the report, a move
         "search_exact_from": config.search.exact_from,
+        "search_exact_nodes": config.report.exact_nodes,
         "results": [r.row() for r in results],
         "paired": paired_with_greedy(results, lower),
         "scores": {r.agent: r.scores for r in results},

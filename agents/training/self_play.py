@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluation.sharding import write_atomically
+from agents.search.exact import MAX_NODES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +36,7 @@ class SelfPlayShard:
     generation: int
     seeds: tuple[int, ...]
     exact_from: int | None = None  # Golf's exact ending (SearchConfig.exact_from)
+    exact_nodes: int = MAX_NODES  # the solver's budget where nothing is hidden (SearchConfig.exact_nodes)
 
     @property
     def filename(self) -> str:
@@ -46,6 +48,8 @@ class SelfPlayShard:
         del data["network"]
         if data["exact_from"] is None:
             del data["exact_from"]  # as shards were named before the option
+        if data["exact_nodes"] == MAX_NODES:
+            del data["exact_nodes"]  # likewise
         return json.dumps(data, sort_keys=True)
 
 
@@ -107,7 +111,12 @@ def play_games(shard: SelfPlayShard) -> Games:
         game,
         observer.observe,
         net,
-        SearchConfig(sims=shard.sims, considered=shard.considered, exact_from=shard.exact_from),
+        SearchConfig(
+            sims=shard.sims,
+            considered=shard.considered,
+            exact_from=shard.exact_from,
+            exact_nodes=shard.exact_nodes,
+        ),
     )
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []

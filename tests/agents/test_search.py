@@ -121,6 +121,30 @@ def test_an_open_position_is_played_by_the_solvers_proven_line() -> None:
     assert score_of(game.name, value_of(game.name, 37)) == pytest.approx(37)
 
 
+def test_the_exact_line_is_sought_within_the_search_s_budget_of_positions(puss_net: Path) -> None:
+    """``exact_nodes``: the positions the solver may search for the exact line where nothing is hidden. An open
+    position it cannot prove within them is searched like any other (and not tried again that game); within a
+    larger budget its proven line is played."""
+    from agents.search.agent import parse_spec
+
+    game = PussInTheCorner()
+    state = game.init(np.random.default_rng(3))
+    while game.hidden_count(state) and not game.is_over(state):
+        game.apply(state, game.legal_actions(state)[0])
+    found = exact_line(game, state, max_nodes=1_000)
+    assert found is not None and exact_line(game, state, max_nodes=10) is None
+    tight = make_agent(f"search:{puss_net},sims=2,exact_nodes=10", game.name, env_id=PUSS, env_kwargs=RULES)
+    roomy = make_agent(f"search:{puss_net},sims=2,exact_nodes=1000", game.name, env_id=PUSS, env_kwargs=RULES)
+    assert tight.search.config.exact_nodes == 10 and roomy.search.config.exact_nodes == 1_000  # type: ignore[attr-defined]
+    assert tight.search.follow_exact(state) is None and tight.search._unproven  # type: ignore[attr-defined]
+    followed = roomy.search.follow_exact(state)  # type: ignore[attr-defined]
+    assert followed is not None and followed.action == found[1][0]
+    assert parse_spec(f"search:{puss_net}")[1]["exact_nodes"] == 50_000
+    for bad in ("0", "2.5"):
+        with pytest.raises(ValueError, match="exact_nodes must be a whole number of at least 1"):
+            parse_spec(f"search:{puss_net},exact_nodes={bad}")
+
+
 FAMILY = ["patience_gym/MissMilligan-v0", "patience_gym/Giant-v0", "patience_gym/MissMilliganPocket-v0"]
 
 
@@ -190,9 +214,12 @@ def test_the_published_learned_search_replays_its_report_deal_by_deal(env_id: st
     root = Path(__file__).resolve().parents[2]
     model = root / "models" / f"{name}.zip"
     report = json.loads((root / "benchmarks" / "runs" / run / "results.json").read_text())
-    alone, search = evaluate(env_id, [f"ppo:{model}", f"search:{model},sims={report['search_sims']}"], 3, 0, RULES)
+    nodes = report.get("search_exact_nodes", 50_000)
+    spec = f"search:{model},sims={report['search_sims']},exact_nodes={nodes}"
+    alone, search = evaluate(env_id, [f"ppo:{model}", spec], 3, 0, RULES)
     assert alone.scores == report["scores"]["network alone"][:3]
-    assert search.scores == report["scores"][f"search ({report['search_sims']} sims)"][:3]
+    searched = next(label for label in report["scores"] if label.startswith("search ("))
+    assert search.scores == report["scores"][searched][:3]
 
 
 def test_golf_search_plays_the_exact_expectimax_move_once_few_stock_cards_are_left() -> None:

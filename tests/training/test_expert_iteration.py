@@ -4,6 +4,7 @@ and kept self-play are refused by name before any game."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -19,7 +20,14 @@ import yaml
 
 from agents.load import read_model_spec
 from agents.training import cli
-from agents.training.expert_iteration import load_exit_config, network_path, new_network, save_network, shards_of
+from agents.training.expert_iteration import (
+    load_exit_config,
+    network_path,
+    new_network,
+    save_network,
+    shards_of,
+    write_report,
+)
 from agents.training.self_play import Games, keep, read, self_play
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +82,11 @@ def test_a_tiny_run_trains_its_generations_and_reports_the_four_agents(tmp_path:
             games = read(run_dir / "selfplay" / f"gen_{generation:03d}" / shard.filename, shard)
             assert games is not None and len(games.scores) == 1
             assert np.allclose(games.policies.sum(axis=1), 1.0) and np.all(games.policies[~games.masks] == 0)
+    roomy = dataclasses.replace(loaded, report=dataclasses.replace(loaded.report, exact_nodes=1_000))
+    write_report(roomy, run_dir)  # the report's search with its own budget for the exact line
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["search_exact_nodes"] == 1_000
+    assert results["results"][1]["agent"] == "search (4 sims, exact line within 1,000 positions)"
 
 
 def test_a_killed_run_goes_on_without_playing_a_kept_shard_again(tmp_path: Path) -> None:
@@ -118,6 +131,8 @@ def test_bad_configs_and_runs_are_refused_in_one_line_before_any_game(tmp_path: 
         ({"network": {"net_arch": "big"}}, "network"),
         ({"search": {"exact_from": 11}}, "search.exact_from is Golf's exact ending"),
         ({"search": {"exact_from": -1}}, "search.exact_from"),
+        ({"search": {"exact_nodes": 0}}, "search.exact_nodes"),
+        ({"report": {**settings["report"], "exact_nodes": 1.5}}, "report.exact_nodes"),
     ]:
         config = write(tmp_path / "bad.yaml", {PUSS: {**settings, **change}})
         assert message in refused("--config", str(config), "--run-dir", str(tmp_path / "never")), change
@@ -254,6 +269,8 @@ def test_golf_self_play_with_the_exact_ending_keeps_its_moves_and_names_it_in_it
     plain = SelfPlayShard("patience_gym/Golf-v0", rules, str(model), "x", 4, 4, 0, (11, 12))
     exact = SelfPlayShard("patience_gym/Golf-v0", rules, str(model), "x", 4, 4, 0, (11, 12), 6)
     assert "exact_from" not in plain.describe() and '"exact_from": 6' in exact.describe()
+    budget = SelfPlayShard("patience_gym/Golf-v0", rules, str(model), "x", 4, 4, 0, (11, 12), None, 7)
+    assert "exact_nodes" not in plain.describe() and '"exact_nodes": 7' in budget.describe()
     one_hot = [int((play_games(shard).policies == 1.0).sum()) for shard in (plain, exact)]
     assert one_hot[1] > one_hot[0]
 
