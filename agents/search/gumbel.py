@@ -55,9 +55,7 @@ class SearchConfig:
     #: Chance positions that expectimax may take; a move that needs more is searched (tried again a card later).
     exact_positions: int = 1_000_000
     c_visit: float = 50.0
-    c_scale: float = 0.1
-    #: Rescale the completed Q values to [0, 1] by their min and max over the legal moves (mctx's default).
-    rescale: bool = True
+    c_scale: float = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,10 +148,9 @@ class GumbelSearch:
                 totals[action] = totals.get(action, 0.0) + value
                 visits[action] = visits.get(action, 0) + 1
             if phase < phases - 1:
-                q = {a: totals[a] / visits[a] for a in visits}
-                remaining = self._better_half(remaining, noise, log_prior, self._transformed(legal, log_prior, root_value, q, visits), visits)
+                remaining = self._better_half(remaining, noise, log_prior, totals, visits)
         q = {a: totals[a] / visits[a] for a in visits}
-        score = np.array([q[a] for a in remaining]) if flat else self._scores(remaining, noise, log_prior, self._transformed(legal, log_prior, root_value, q, visits), visits)
+        score = np.array([q[a] for a in remaining]) if flat else self._scores(remaining, noise, log_prior, q, visits)
         action = int(remaining[int(np.argmax(score))])
         policy = self.improved_policy(legal, log_prior, root_value, q, visits)
         if leaves:
@@ -257,33 +254,14 @@ class GumbelSearch:
         remaining: list[int],
         noise: np.ndarray,
         log_prior: np.ndarray,
-        q: dict[int, float],
+        totals: dict[int, float],
         visits: dict[int, int],
     ) -> list[int]:
+        q = {a: totals[a] / visits[a] for a in visits}
         score = self._scores(remaining, noise, log_prior, q, visits)
         keep = max(1, math.ceil(len(remaining) / 2))
         order = np.argsort(-score, kind="stable")[:keep]
         return [remaining[i] for i in order]
-
-    def _transformed(self, legal, log_prior, root_value, q, visits):
-        policy_q = self._completed(legal, log_prior, root_value, q, visits)
-        return {int(a): float(v) for a, v in zip(legal, policy_q)}
-
-    def _completed(self, legal, log_prior, root_value, q, visits):
-        prior = np.exp(log_prior[legal] - log_prior[legal].max())
-        prior /= prior.sum()
-        seen = [i for i, a in enumerate(legal) if a in q]
-        total = sum(visits.values())
-        if seen:
-            weight = prior[seen].sum()
-            mixed = (root_value + total * sum(prior[i] * q[int(legal[i])] for i in seen) / weight) / (1 + total)
-        else:
-            mixed = root_value
-        completed = np.array([q.get(int(a), mixed) for a in legal])
-        if self.config.rescale:
-            low, high = completed.min(), completed.max()
-            completed = (completed - low) / max(high - low, 1e-8)
-        return completed
 
     def improved_policy(
         self, legal: np.ndarray, log_prior: np.ndarray, root_value: float, q: dict[int, float], visits: dict[int, int]
@@ -300,9 +278,6 @@ class GumbelSearch:
         else:
             mixed = root_value
         completed = np.array([q.get(int(a), mixed) for a in legal])
-        if self.config.rescale:
-            low, high = completed.min(), completed.max()
-            completed = (completed - low) / max(high - low, 1e-8)
         logits = log_prior[legal] + sigma(completed, max(visits.values(), default=0), self.config)
         weights = np.exp(logits - logits.max())
         policy = np.zeros(len(log_prior))
