@@ -19,15 +19,39 @@ import time
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 import patience_gym  # noqa: F401  (registers the envs)
 from agents.search.agent import SearchAgent
 from agents.search.exact import exact_line
 from agents.search.network import score_of
 from agents.solvers.milligan import solve as solve_milligan
+from patience_gym.features import make_observer
 
 ENVS = {"puss": "patience_gym/PussInTheCorner-v0", "milligan": "patience_gym/MissMilligan-v0"}
 BEST = {"puss": 52.0, "milligan": 104.0}
+
+
+def network_dives(agent: SearchAgent, game: Any, state: Any, count: int) -> tuple[float, int]:
+    """The best final score and the wins of ``count`` games played from ``state`` by the search's network: the
+    first by its most likely move, the others sampled from its prior (seeded)."""
+    observe = make_observer(game, "rules_moves").observe
+    rng, best, wins = np.random.default_rng(0), 0.0, 0
+    for dive in range(count):
+        world = state.copy()
+        while not game.is_over(world):
+            mask = np.asarray(game.legal_mask(world), dtype=bool)
+            log_prior = agent.net.evaluate(observe(world)[None], mask[None])[0][0]
+            prior = np.exp(log_prior - log_prior[mask].max())
+            action = int(np.argmax(log_prior)) if dive == 0 else int(rng.choice(len(prior), p=prior / prior.sum()))
+            game.apply(world, action)
+        final = float(game.score(world))
+        best, wins = max(best, final), wins + (final >= BEST[game_key(game)])
+    return best, wins
+
+
+def game_key(game: Any) -> str:
+    return "puss" if game.name == "puss_in_the_corner" else "milligan"
 
 
 def main() -> None:
@@ -40,6 +64,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="*", help="these deals only")
     parser.add_argument("--budgets", type=int, nargs="+", default=[50_000, 1_000_000])
     parser.add_argument("--dives", type=int, default=0, help="Miss Milligan: the solver's greedy dives and beam too")
+    parser.add_argument("--network-dives", type=int, default=0, help="first, N games of the network from there")
     args = parser.parse_args()
     env_id, kwargs = ENVS[args.game], dict[str, Any](obs_encoding="rules_moves")
     agent = SearchAgent(args.model, env_id, kwargs, sims=args.sims, exact_nodes=args.exact_nodes)
@@ -64,6 +89,9 @@ def main() -> None:
         if opened is None:
             print(f"deal {seed}: {score:g}, no open position reached", flush=True)
             continue
+        if args.network_dives:
+            best, wins = network_dives(agent, game, opened, args.network_dives)
+            print(f"deal {seed}: {score:g}; {args.network_dives} network dives: best {best:g}, {wins} won", flush=True)
         for budget in args.budgets:
             start = time.perf_counter()
             if args.dives:  # the family solver as the planner runs it: greedy dives, then a beam, then search
