@@ -3,7 +3,7 @@ alone and the greedy, every agent on the same deals, paired with the planner at 
 
     python -m benchmarks.search_curve --game puss --model models/puss_search.zip \\
         [--episodes 200] [--seed 100000] [--seconds 0.01 0.05 0.2] [--sims 16] [--flat] [--exact-from 11] \\
-        [--planner-from benchmarks/results/planners.json] [--jobs 1]
+        [--exact-nodes 1000000] [--planner-from benchmarks/results/planners.json] [--jobs 1]
 
 Both searches get the same time a move: ``search:MODEL,seconds=S`` and ``planner:max_seconds=S`` for each
 ``S`` of ``--seconds``; the planner also plays at its own default budget, the one the results table shows.
@@ -11,6 +11,7 @@ Both searches get the same time a move: ``search:MODEL,seconds=S`` and ``planner
 valued alike, the best mean played), the root search that Gumbel's sequential halving is measured against;
 ``--exact-from N`` (Golf) the learned search with its exact ending once at most N stock cards are left.
 ``--sims N`` adds the learned search at N leaf evaluations a move (its time a move is what it took).
+``--exact-nodes N`` gives every learned search N positions for its exact line where nothing is hidden.
 ``--planner-from FILE`` reads the planner at its default budget from a table of :mod:`benchmarks.planners`
 that played the same env's deals from the same seed, instead of playing it again (nine-hole Golf's planner
 takes 50 seconds a round); its per-deal scores pair as if played here.
@@ -40,10 +41,13 @@ def agent_specs(
     flat: bool = False,
     exact_from: int | None = None,
     sims: Sequence[int] = (),
+    exact_nodes: int | None = None,
 ) -> list[tuple[str, str, float | None]]:
     """(kind, spec, budget) of every agent the curve plays; budget None where the agent has none to give."""
     specs: list[tuple[str, str, float | None]] = [("greedy", "greedy", None), ("network alone", f"ppo:{model}", None)]
     specs.append(("planner", "planner", None))
+    if exact_nodes is not None:  # every search's budget for its exact line: the same model path, then the option
+        model = f"{model},exact_nodes={exact_nodes}"
     for n in sims:
         specs.append(("learned search", f"search:{model},sims={n}", None))
         if exact_from is not None:
@@ -162,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sims", type=int, nargs="*", default=[], help="also the search at N leaf evaluations a move")
     parser.add_argument("--flat", action="store_true", help="also the network in flat determinized Monte Carlo")
     parser.add_argument("--exact-from", type=int, help="Golf: also the search with its exact ending from N stock cards")
+    parser.add_argument("--exact-nodes", type=int, help="the search's positions for its exact line (default 50,000)")
     parser.add_argument("--planner-from", type=Path, help="the planner's default row from this planners table")
     parser.add_argument("--jobs", type=int, default=1, help="processes, each one core")
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -172,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("give the search's budgets: --seconds, --sims or both")
     env_id = GAMES[args.game].env_id
     env_kwargs: dict[str, Any] = {"obs_encoding": "rules_moves"}
-    specs = agent_specs(args.model, args.seconds, args.flat, args.exact_from, args.sims)
+    specs = agent_specs(args.model, args.seconds, args.flat, args.exact_from, args.sims, args.exact_nodes)
     planner = None
     if args.planner_from is not None:
         try:

@@ -45,6 +45,22 @@ def test_the_exact_ending_adds_its_own_search_at_every_budget() -> None:
     assert not any("exact_from" in spec for _, spec, _ in search_curve.agent_specs("m.zip", [0.01]))
 
 
+def test_the_exact_line_s_budget_goes_to_every_search_and_to_nothing_else() -> None:
+    specs = search_curve.agent_specs("m.zip", [0.01], flat=True, sims=[16], exact_nodes=1_000_000)
+    searches = [spec for _, spec, _ in specs if spec.startswith("search:")]
+    assert searches == [
+        "search:m.zip,exact_nodes=1000000,sims=16",
+        "search:m.zip,exact_nodes=1000000,seconds=0.01",
+        "search:m.zip,exact_nodes=1000000,seconds=0.01,root=flat",
+    ]
+    assert [spec for _, spec, _ in specs if not spec.startswith("search:")] == [
+        "greedy",
+        "ppo:m.zip",
+        "planner",
+        "planner:max_seconds=0.01",
+    ]
+
+
 def test_the_planner_can_be_read_from_the_planners_table_and_the_search_given_sims(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
